@@ -1,0 +1,259 @@
+//! Side-effect-free, fully typed expressions: the operand language of CFA edges.
+//!
+//! The frontend makes every implicit conversion explicit, so each node's type is exact:
+//! operands of arithmetic and comparison operators already have their common type, the left
+//! operand of a shift its promoted type. Calls, assignments, `&&`, `||` and `?:` never appear
+//! here; they become edges.
+
+use super::types::IntType;
+use super::VarId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A typed expression node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: IntType,
+}
+
+/// What an expression computes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ExprKind {
+    /// A constant, normalised to the node's type.
+    Const(i128),
+    /// The current value of a variable.
+    Var(VarId),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// Conversion of the operand to the node's type.
+    Cast(Box<Expr>),
+}
+
+/// Unary operators. `LogNot` yields an `int` 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnaryOp {
+    Neg,
+    BitNot,
+    LogNot,
+}
+
+/// Binary operators. Comparisons yield an `int` 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    /// True for the six relational and equality operators.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+
+    /// The C spelling.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+        }
+    }
+
+    /// The comparison that holds exactly when this one does not (`<` ↔ `>=`, …).
+    pub fn negated_comparison(self) -> Option<BinaryOp> {
+        Some(match self {
+            BinaryOp::Eq => BinaryOp::Ne,
+            BinaryOp::Ne => BinaryOp::Eq,
+            BinaryOp::Lt => BinaryOp::Ge,
+            BinaryOp::Le => BinaryOp::Gt,
+            BinaryOp::Gt => BinaryOp::Le,
+            BinaryOp::Ge => BinaryOp::Lt,
+            _ => return None,
+        })
+    }
+}
+
+impl UnaryOp {
+    /// The C spelling.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::BitNot => "~",
+            UnaryOp::LogNot => "!",
+        }
+    }
+}
+
+impl Expr {
+    /// A constant of type `ty` (normalised).
+    pub fn constant(value: i128, ty: IntType) -> Expr {
+        Expr {
+            kind: ExprKind::Const(ty.normalize(value)),
+            ty,
+        }
+    }
+
+    /// The `int` constant `value`.
+    pub fn int(value: i128) -> Expr {
+        Expr::constant(value, IntType::INT)
+    }
+
+    /// A variable reference.
+    pub fn var(id: VarId, ty: IntType) -> Expr {
+        Expr {
+            kind: ExprKind::Var(id),
+            ty,
+        }
+    }
+
+    /// Converts to `ty`, omitting no-op casts.
+    pub fn cast(self, ty: IntType) -> Expr {
+        if self.ty == ty {
+            return self;
+        }
+        if let ExprKind::Const(v) = self.kind {
+            return Expr::constant(v, ty);
+        }
+        Expr {
+            kind: ExprKind::Cast(Box::new(self)),
+            ty,
+        }
+    }
+
+    /// A unary node with an explicit result type.
+    pub fn unary(op: UnaryOp, operand: Expr, ty: IntType) -> Expr {
+        Expr {
+            kind: ExprKind::Unary(op, Box::new(operand)),
+            ty,
+        }
+    }
+
+    /// A binary node with an explicit result type.
+    pub fn binary(op: BinaryOp, lhs: Expr, rhs: Expr, ty: IntType) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+            ty,
+        }
+    }
+
+    /// The constant value, if this is a constant.
+    pub fn as_const(&self) -> Option<i128> {
+        match self.kind {
+            ExprKind::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on every variable the expression reads.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        match &self.kind {
+            ExprKind::Const(_) => {}
+            ExprKind::Var(v) => f(*v),
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) => e.for_each_var(f),
+            ExprKind::Binary(_, a, b) => {
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+        }
+    }
+
+    /// The variables the expression reads, in order of first occurrence.
+    pub fn vars(&self) -> Vec<VarId> {
+        let mut out = Vec::new();
+        self.for_each_var(&mut |v| {
+            if !out.contains(&v) {
+                out.push(v)
+            }
+        });
+        out
+    }
+
+    /// Writes the expression as C, naming variables with `name`.
+    pub fn write_c(
+        &self,
+        out: &mut String,
+        model: super::types::DataModel,
+        name: &impl Fn(VarId) -> String,
+    ) {
+        use std::fmt::Write;
+        match &self.kind {
+            ExprKind::Const(v) => write_c_constant(out, *v, self.ty, model),
+            ExprKind::Var(v) => out.push_str(&name(*v)),
+            ExprKind::Unary(op, e) => {
+                let _ = write!(out, "({}", op.symbol());
+                e.write_c(out, model, name);
+                out.push(')');
+            }
+            ExprKind::Binary(op, a, b) => {
+                out.push('(');
+                a.write_c(out, model, name);
+                let _ = write!(out, " {} ", op.symbol());
+                b.write_c(out, model, name);
+                out.push(')');
+            }
+            ExprKind::Cast(e) => {
+                let _ = write!(out, "(({})", self.ty.c_name(model));
+                e.write_c(out, model, name);
+                out.push(')');
+            }
+        }
+    }
+}
+
+/// Writes a constant so that a C compiler gives it exactly type `ty` and value `v`.
+fn write_c_constant(out: &mut String, v: i128, ty: IntType, model: super::types::DataModel) {
+    use std::fmt::Write;
+    if ty == IntType::INT && v != i128::from(i32::MIN) {
+        let _ = write!(out, "{v}");
+    } else if ty.signed && v == ty.min() {
+        // The most negative value has no literal: write it as (-MAX - 1).
+        let _ = write!(out, "(({})({} - 1))", ty.c_name(model), -(v + 1));
+    } else {
+        let suffix = if ty.signed { "LL" } else { "ULL" };
+        let _ = write!(out, "(({}){v}{suffix})", ty.c_name(model));
+    }
+}
+
+impl fmt::Display for Expr {
+    /// A compact rendering with variables as `v<N>`, for debugging and DOT labels.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Const(v) => write!(f, "{v}"),
+            ExprKind::Var(v) => write!(f, "v{}", v.0),
+            ExprKind::Unary(op, e) => write!(f, "{}{}", op.symbol(), e),
+            ExprKind::Binary(op, a, b) => write!(f, "({} {} {})", a, op.symbol(), b),
+            ExprKind::Cast(e) => write!(f, "({}){}", self.ty, e),
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The control-flow automaton (CFA): Baton's one program representation.
+//!
+//! A [`Program`] holds one CFA per function. Locations are nodes; each [`Edge`] carries exactly
+//! one [`Operation`] and the source position it came from. Calls are single edges from the call
+//! site to the return site in the caller (the callee's body is entered by whoever executes the
+//! call, with a call stack); returns are edges into the callee's exit location. Analyses, the
+//! reducer, the C emitter and the concrete interpreter all work on this structure.
+//!
+//! Baton rejects recursion, so every function has at most one active frame: each local variable
+//! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
+
+pub mod expr;
+pub mod semantics;
+pub mod types;
+
+use expr::Expr;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use types::{DataModel, IntType};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The index into the owning vector.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A variable (global, parameter, local or frontend temporary).
+    VarId
+);
+id_type!(
+    /// A CFA location.
+    LocId
+);
+id_type!(
+    /// A CFA edge; stable for a given program text, so conditions can name edges.
+    EdgeId
+);
+id_type!(
+    /// A function.
+    FuncId
+);
+
+/// Where a variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Scope {
+    Global,
+    Local(FuncId),
+}
+
+/// A program variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variable {
+    /// Unique name in the program (locals are qualified, e.g. `main::i`, shadowed ones numbered).
+    pub name: String,
+    /// The name in the C source.
+    pub source_name: String,
+    pub ty: IntType,
+    pub scope: Scope,
+    /// Static initial value of a global (0 when the source gives none).
+    pub initial: i128,
+    /// True for variables the frontend introduced (temporaries for calls, `&&`, `?:`, …).
+    pub temporary: bool,
+}
+
+/// A position in a source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct SourceLoc {
+    /// Index into [`Program::files`].
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// What kind of node a location is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LocationKind {
+    Normal,
+    /// Reached by calling the error function: the property is violated here.
+    Error,
+    /// A function's exit location (every `return` leads here).
+    FunctionExit,
+    /// The program ends here (`abort()`, `exit()`, a failed `__VERIFIER_assume` never gets here).
+    Terminal,
+}
+
+/// A CFA location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    pub func: FuncId,
+    pub kind: LocationKind,
+    /// True if some loop of the function enters here (target of a DFS back edge).
+    pub loop_head: bool,
+    /// The C label at this location, if any.
+    pub label: Option<String>,
+}
+
+/// The operation of one edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Operation {
+    /// No effect (joins, empty statements, `goto`).
+    Skip,
+    /// A local declaration; without initialiser the variable's value is indeterminate.
+    Declare { var: VarId, init: Option<Expr> },
+    /// `lhs = rhs` (the rhs already converted to the variable's type).
+    Assign { lhs: VarId, rhs: Expr },
+    /// `lhs = __VERIFIER_nondet_<ty>()` or the result of an external function without body;
+    /// `function` is the called name, kept for C emission and witnesses.
+    Nondet {
+        lhs: Option<VarId>,
+        ty: IntType,
+        function: String,
+    },
+    /// Passable only when `(cond != 0) == branch`.
+    Assume { cond: Expr, branch: bool },
+    /// Call of a function with a body; `to` is the return site in the caller.
+    Call {
+        callee: FuncId,
+        args: Vec<Expr>,
+        result: Option<VarId>,
+    },
+    /// `return value;` into the function's exit location.
+    Return { value: Option<Expr> },
+    /// A call of `reach_error()` / `__VERIFIER_error()`: leads to an error location.
+    Error { function: String },
+    /// `abort()` (also `__assert_fail`): the path ends, not an error.
+    Abort { function: String },
+    /// `exit(code)`: the path ends, not an error.
+    Exit { code: Expr },
+}
+
+impl Operation {
+    /// True for an assume edge.
+    pub fn is_assume(&self) -> bool {
+        matches!(self, Operation::Assume { .. })
+    }
+
+    /// The variable the operation writes, if any (not counting callee parameters).
+    pub fn written_var(&self) -> Option<VarId> {
+        match self {
+            Operation::Declare { var, .. } => Some(*var),
+            Operation::Assign { lhs, .. } => Some(*lhs),
+            Operation::Nondet { lhs, .. } => *lhs,
+            Operation::Call { result, .. } => *result,
+            _ => None,
+        }
+    }
+}
+
+/// A CFA edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edge {
+    pub from: LocId,
+    pub to: LocId,
+    pub op: Operation,
+    pub source: SourceLoc,
+}
+
+/// A function's CFA.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<VarId>,
+    /// `None` for `void` functions.
+    pub return_type: Option<IntType>,
+    /// The variable a `return` writes (read by the caller on return).
+    pub return_var: Option<VarId>,
+    pub entry: LocId,
+    pub exit: LocId,
+    /// Every location of the function, entry first.
+    pub locations: Vec<LocId>,
+    pub source: SourceLoc,
+}
+
+/// A whole program as CFAs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Program {
+    /// Source files referenced by [`SourceLoc::file`]; the first is the program file.
+    pub files: Vec<String>,
+    /// SHA-256 (hex) of the program file's bytes: conditions are bound to it.
+    pub hash: String,
+    pub data_model: DataModel,
+    pub variables: Vec<Variable>,
+    pub functions: Vec<Function>,
+    pub locations: Vec<Location>,
+    pub edges: Vec<Edge>,
+    /// The function where execution starts (`main`).
+    pub entry_function: FuncId,
+    /// Outgoing edges per location (derived; built by [`Program::finish`]).
+    #[serde(skip)]
+    pub(crate) out_edges: Vec<Vec<EdgeId>>,
+    /// Incoming edges per location (derived; built by [`Program::finish`]).
+    #[serde(skip)]
+    pub(crate) in_edges: Vec<Vec<EdgeId>>,
+}
+
+impl Program {
+    /// Computes the adjacency indices and loop heads; call once after building the parts.
+    pub fn finish(mut self) -> Program {
+        self.index();
+        self.mark_loop_heads();
+        self
+    }
+
+    fn index(&mut self) {
+        self.out_edges = vec![Vec::new(); self.locations.len()];
+        self.in_edges = vec![Vec::new(); self.locations.len()];
+        for (i, e) in self.edges.iter().enumerate() {
+            let id = EdgeId(i as u32);
+            self.out_edges[e.from.index()].push(id);
+            self.in_edges[e.to.index()].push(id);
+        }
+    }
+
+    /// Marks targets of DFS back edges (per function, from its entry) as loop heads.
+    fn mark_loop_heads(&mut self) {
+        let n = self.locations.len();
+        // 0 = unvisited, 1 = on stack, 2 = done
+        let mut color = vec![0u8; n];
+        let mut heads = vec![false; n];
+        for f in &self.functions {
+            let mut stack: Vec<(LocId, usize)> = vec![(f.entry, 0)];
+            color[f.entry.index()] = 1;
+            while let Some((loc, next)) = stack.last_mut() {
+                let loc = *loc;
+                if let Some(&edge) = self.out_edges[loc.index()].get(*next) {
+                    *next += 1;
+                    let to = self.edges[edge.index()].to;
+                    match color[to.index()] {
+                        0 => {
+                            color[to.index()] = 1;
+                            stack.push((to, 0));
+                        }
+                        1 => heads[to.index()] = true,
+                        _ => {}
+                    }
+                } else {
+                    color[loc.index()] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        for (loc, head) in self.locations.iter_mut().zip(heads) {
+            loc.loop_head = head;
+        }
+    }
+
+    /// Rebuilds the derived indices after deserialisation.
+    pub fn reindex(&mut self) {
+        self.index();
+    }
+
+    pub fn edge(&self, id: EdgeId) -> &Edge {
+        &self.edges[id.index()]
+    }
+
+    pub fn location(&self, id: LocId) -> &Location {
+        &self.locations[id.index()]
+    }
+
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.index()]
+    }
+
+    pub fn variable(&self, id: VarId) -> &Variable {
+        &self.variables[id.index()]
+    }
+
+    /// The edges leaving `loc`.
+    pub fn out_edges(&self, loc: LocId) -> &[EdgeId] {
+        &self.out_edges[loc.index()]
+    }
+
+    /// The edges entering `loc`.
+    pub fn in_edges(&self, loc: LocId) -> &[EdgeId] {
+        &self.in_edges[loc.index()]
+    }
+
+    /// The function where execution starts.
+    pub fn main(&self) -> &Function {
+        self.function(self.entry_function)
+    }
+
+    /// Looks a function up by name.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FuncId(i as u32))
+    }
+
+    /// Iterates over edge ids.
+    pub fn edge_ids(&self) -> impl Iterator<Item = EdgeId> {
+        (0..self.edges.len() as u32).map(EdgeId)
+    }
+
+    /// Iterates over location ids.
+    pub fn location_ids(&self) -> impl Iterator<Item = LocId> {
+        (0..self.locations.len() as u32).map(LocId)
+    }
+
+    /// The global variables.
+    pub fn globals(&self) -> impl Iterator<Item = (VarId, &Variable)> {
+        self.variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.scope == Scope::Global)
+            .map(|(i, v)| (VarId(i as u32), v))
+    }
+
+    /// `file:line` of a source position.
+    pub fn describe(&self, at: SourceLoc) -> String {
+        let file = self
+            .files
+            .get(at.file as usize)
+            .map(String::as_str)
+            .unwrap_or("?");
+        format!("{file}:{}", at.line)
+    }
+
+    /// A one-line rendering of an edge's operation with source names of variables.
+    pub fn render_operation(&self, op: &Operation) -> String {
+        let name = |v: VarId| self.variable(v).name.clone();
+        let expr = |e: &Expr| {
+            let mut s = String::new();
+            e.write_c(&mut s, self.data_model, &name);
+            s
+        };
+        match op {
+            Operation::Skip => "skip".into(),
+            Operation::Declare { var, init: None } => {
+                format!(
+                    "{} {};",
+                    self.variable(*var).ty.c_name(self.data_model),
+                    name(*var)
+                )
+            }
+            Operation::Declare { var, init: Some(e) } => format!(
+                "{} {} = {};",
+                self.variable(*var).ty.c_name(self.data_model),
+                name(*var),
+                expr(e)
+            ),
+            Operation::Assign { lhs, rhs } => format!("{} = {};", name(*lhs), expr(rhs)),
+            Operation::Nondet {
+                lhs: Some(v),
+                function,
+                ..
+            } => format!("{} = {function}();", name(*v)),
+            Operation::Nondet {
+                lhs: None,
+                function,
+                ..
+            } => format!("{function}();"),
+            Operation::Assume { cond, branch } => {
+                format!("[{}{}]", if *branch { "" } else { "!" }, expr(cond))
+            }
+            Operation::Call {
+                callee,
+                args,
+                result,
+            } => {
+                let args: Vec<String> = args.iter().map(expr).collect();
+                let call = format!("{}({})", self.function(*callee).name, args.join(", "));
+                match result {
+                    Some(v) => format!("{} = {call};", name(*v)),
+                    None => format!("{call};"),
+                }
+            }
+            Operation::Return { value: Some(e) } => format!("return {};", expr(e)),
+            Operation::Return { value: None } => "return;".into(),
+            Operation::Error { function } | Operation::Abort { function } => {
+                format!("{function}();")
+            }
+            Operation::Exit { code } => format!("exit({});", expr(code)),
+        }
+    }
+}
+
+impl fmt::Display for LocId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "N{}", self.0)
+    }
+}
+
+impl fmt::Display for EdgeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "E{}", self.0)
+    }
+}

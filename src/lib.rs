@@ -1,0 +1,7 @@
+//! Baton: conditional model checking of C programs.
+//!
+//! A flow of verifiers runs one after another; each stage that cannot finish reports what it
+//! verified as a condition automaton, the reducer cuts that part out of the program, and the
+//! next stage sees only the residual program.
+
+pub mod cfa;
