@@ -4,4 +4,6 @@
 //! verified as a condition automaton, the reducer cuts that part out of the program, and the
 //! next stage sees only the residual program.
 
+pub mod analyses;
 pub mod cfa;
+pub mod cpa;

@@ -357,18 +357,12 @@ impl Program {
                 ..
             } => format!("{} = {function}();", name(*v)),
             Operation::Nondet {
-                lhs: None,
-                function,
-                ..
+                lhs: None, function, ..
             } => format!("{function}();"),
             Operation::Assume { cond, branch } => {
                 format!("[{}{}]", if *branch { "" } else { "!" }, expr(cond))
             }
-            Operation::Call {
-                callee,
-                args,
-                result,
-            } => {
+            Operation::Call { callee, args, result } => {
                 let args: Vec<String> = args.iter().map(expr).collect();
                 let call = format!("{}({})", self.function(*callee).name, args.join(", "));
                 match result {
