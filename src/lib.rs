@@ -7,3 +7,5 @@
 pub mod analyses;
 pub mod cfa;
 pub mod cpa;
+pub mod task;
+pub mod verdict;
