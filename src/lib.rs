@@ -7,5 +7,6 @@
 pub mod analyses;
 pub mod cfa;
 pub mod cpa;
+pub mod pipeline;
 pub mod task;
 pub mod verdict;

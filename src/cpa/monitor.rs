@@ -43,7 +43,8 @@ pub struct GiveUpParseError {
     pub reason: String,
 }
 
-fn parse_duration(s: &str) -> Option<Duration> {
+/// Parses a duration such as `10s`, `500ms`, `2min` (a bare number is seconds).
+pub fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
         Some(i) => (&s[..i], s[i..].trim()),
