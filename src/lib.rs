@@ -7,6 +7,7 @@
 pub mod analyses;
 pub mod cfa;
 pub mod cpa;
+pub mod frontend;
 pub mod pipeline;
 pub mod task;
 pub mod verdict;
