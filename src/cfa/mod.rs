@@ -10,6 +10,7 @@
 //! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
 
 pub mod expr;
+pub mod interpreter;
 pub mod semantics;
 pub mod types;
 
