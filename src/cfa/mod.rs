@@ -9,6 +9,7 @@
 //! Baton rejects recursion, so every function has at most one active frame: each local variable
 //! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
 
+pub mod dot;
 pub mod expr;
 pub mod interpreter;
 pub mod semantics;
