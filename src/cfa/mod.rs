@@ -12,6 +12,7 @@
 pub mod dot;
 pub mod emit_c;
 pub mod expr;
+pub mod interpreter;
 pub mod semantics;
 pub mod types;
 
