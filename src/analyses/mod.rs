@@ -1,0 +1,3 @@
+//! Baton's native analyses on the CPA engine.
+
+pub mod explicit;

@@ -1,0 +1,1113 @@
+//! The concrete interpreter: runs a [`Program`] on a given list of nondeterministic values.
+//!
+//! Baton uses it to replay counterexamples (does the path really reach the error?), to replay
+//! inputs found by fuzzers or KLEE, and in differential tests (against gcc, and of the reducer,
+//! which runs a condition automaton over the recorded [`Execution::path`]). Every expression is
+//! evaluated by [`semantics::eval_concrete`], the one implementation of C integer semantics, so
+//! the interpreter and the analyses cannot disagree on what an operator means.
+//!
+//! Semantics in brief:
+//! - Execution starts at the entry of [`Program::entry_function`] with every global at its
+//!   [`Variable::initial`](super::Variable) value and every other variable at 0.
+//! - Locals are flat program variables (Baton rejects recursion); a recursive call ends the run
+//!   with [`Ending::InvalidProgram`].
+//! - `Declare { init: None }` sets the variable to 0. C leaves the value indeterminate; 0 is one
+//!   possible value and makes runs reproducible.
+//! - Each `Nondet` takes the next value of the input list, normalised to its type; after the end
+//!   of the list it takes 0. `Nondet` without a target still consumes a value, as the call does.
+//! - A location's outgoing edges are tried in order and the first passable one is taken
+//!   (non-assume edges are always passable). For a CFA made from C at most one edge is passable;
+//!   for a nondeterministic CFA the first one wins. When no edge is passable the run ends with
+//!   [`Ending::AssumptionViolated`] (this is how `__VERIFIER_assume(0)` ends a run).
+//! - A call evaluates its arguments in the caller, assigns the callee's parameters (converted to
+//!   their types) and enters the callee; at the callee's exit location the caller's result
+//!   variable receives the callee's `return_var` (converted). A non-void function that falls off
+//!   its end without `return` hands back whatever its return variable holds (C: undefined).
+
+use super::expr::Expr;
+use super::semantics::{self, UndefinedBehavior};
+use super::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, VarId};
+use std::fmt;
+
+/// Limits and recording switches of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// The run ends with [`Ending::StepLimit`] before executing edge number `max_steps + 1`.
+    pub max_steps: u64,
+    /// Record the executed edges in [`Execution::path`].
+    pub record_path: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            max_steps: 1_000_000,
+            record_path: false,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// An `Error` edge (a call of `function`, e.g. `reach_error`) was executed at `line`.
+    /// `function` is empty when an error location was entered by an edge of another kind
+    /// (possible in hand-built or transformed CFAs).
+    ErrorReached { function: String, line: u32 },
+    /// `abort()` (or `__assert_fail`) was called at `line`.
+    Aborted { line: u32 },
+    /// `exit(code)` was called.
+    Exited { code: i128 },
+    /// The entry function returned; `None` for a `void` entry function.
+    Returned { value: Option<i128> },
+    /// No outgoing edge was passable: an assumption failed at `line`.
+    AssumptionViolated { line: u32 },
+    /// [`ExecOptions::max_steps`] edges were executed and the run had not ended.
+    StepLimit,
+    /// Evaluating an expression at `line` hit behaviour C leaves undefined.
+    UndefinedBehavior { what: UndefinedBehavior, line: u32 },
+    /// The run reached a location without outgoing edges that is neither an exit nor an error
+    /// location; `line` is the line of the last executed edge (0 if none).
+    Stuck { location: LocId, line: u32 },
+    /// The program violates an invariant of the CFA model (ids out of range, an argument count
+    /// that does not match the callee, recursion, missing adjacency index); nothing was run or
+    /// the run stopped where the problem showed.
+    InvalidProgram { reason: String },
+}
+
+impl Ending {
+    /// True if the run reached the error (the property is violated).
+    pub fn is_error(&self) -> bool {
+        matches!(self, Ending::ErrorReached { .. })
+    }
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ending::ErrorReached { function, line } if function.is_empty() => {
+                write!(f, "error: error location reached at line {line}")
+            }
+            Ending::ErrorReached { function, line } => {
+                write!(f, "error: {function}() reached at line {line}")
+            }
+            Ending::Aborted { line } => write!(f, "aborted at line {line}"),
+            Ending::Exited { code } => write!(f, "exit({code})"),
+            Ending::Returned { value: Some(v) } => write!(f, "returned {v}"),
+            Ending::Returned { value: None } => write!(f, "returned (void)"),
+            Ending::AssumptionViolated { line } => write!(f, "assumption violated at line {line}"),
+            Ending::StepLimit => write!(f, "step limit reached"),
+            Ending::UndefinedBehavior { what, line } => {
+                write!(f, "undefined behaviour: {what} at line {line}")
+            }
+            Ending::Stuck { location, line } => write!(
+                f,
+                "stuck at location {location} without outgoing edges (after line {line})"
+            ),
+            Ending::InvalidProgram { reason } => write!(f, "invalid program: {reason}"),
+        }
+    }
+}
+
+/// The result of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    pub ending: Ending,
+    /// Number of edges executed (a call edge counts once; leaving a callee is not an edge).
+    pub steps: u64,
+    /// How many values of the input list were used (at most its length).
+    pub inputs_consumed: usize,
+    /// The executed edges in order, including the edge that ended the run; empty unless
+    /// [`ExecOptions::record_path`] is set.
+    pub path: Vec<EdgeId>,
+    /// The value each executed `Nondet` produced, normalised to its type, in order; values
+    /// after the end of the input list appear as 0. Replaying these values as inputs repeats
+    /// the run exactly.
+    pub nondet_values: Vec<i128>,
+    /// The value of every variable (indexed by [`VarId`]) when the run ended.
+    pub final_values: Vec<i128>,
+}
+
+/// One observable step of a run, for tracing (`baton exec --trace`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `edge` was executed and wrote these variables (for a call: the callee's parameters).
+    Edge {
+        edge: EdgeId,
+        writes: Vec<(VarId, i128)>,
+    },
+    /// `callee` returned to its caller, which received these values (its result variable).
+    ReturnToCaller {
+        callee: FuncId,
+        writes: Vec<(VarId, i128)>,
+    },
+}
+
+/// Runs `program` from the entry of its entry function on `inputs`.
+pub fn execute(program: &Program, inputs: &[i128], options: &ExecOptions) -> Execution {
+    execute_observed(program, inputs, options, &mut |_| {})
+}
+
+/// Like [`execute`], calling `observer` after every step (edges and returns to callers).
+pub fn execute_observed(
+    program: &Program,
+    inputs: &[i128],
+    options: &ExecOptions,
+    observer: &mut dyn FnMut(&Step),
+) -> Execution {
+    let mut run = Run {
+        program,
+        inputs,
+        options,
+        values: Vec::new(),
+        steps: 0,
+        inputs_consumed: 0,
+        path: Vec::new(),
+        nondet_values: Vec::new(),
+    };
+    let ending = match validate(program) {
+        Ok(()) => run.run(observer),
+        Err(reason) => Ending::InvalidProgram { reason },
+    };
+    Execution {
+        ending,
+        steps: run.steps,
+        inputs_consumed: run.inputs_consumed,
+        path: run.path,
+        nondet_values: run.nondet_values,
+        final_values: run.values,
+    }
+}
+
+/// A call in progress.
+struct Frame {
+    callee: FuncId,
+    return_site: LocId,
+    result: Option<VarId>,
+}
+
+struct Run<'a> {
+    program: &'a Program,
+    inputs: &'a [i128],
+    options: &'a ExecOptions,
+    values: Vec<i128>,
+    steps: u64,
+    inputs_consumed: usize,
+    path: Vec<EdgeId>,
+    nondet_values: Vec<i128>,
+}
+
+impl Run<'_> {
+    fn eval(&self, expr: &Expr) -> Result<i128, UndefinedBehavior> {
+        semantics::eval_concrete(expr, &|v: VarId| self.values[v.index()])
+    }
+
+    /// Stores `value` into `var`, converted to the variable's type; returns the stored value.
+    fn store(&mut self, var: VarId, value: i128) -> i128 {
+        let v = self.program.variable(var).ty.normalize(value);
+        self.values[var.index()] = v;
+        v
+    }
+
+    fn run(&mut self, observer: &mut dyn FnMut(&Step)) -> Ending {
+        let program = self.program;
+        self.values = program
+            .variables
+            .iter()
+            .map(|v| match v.scope {
+                super::Scope::Global => v.ty.normalize(v.initial),
+                super::Scope::Local(_) => 0,
+            })
+            .collect();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut current = program.main().entry;
+        let mut last_line = 0u32;
+        loop {
+            let func_id = program.location(current).func;
+            let func = program.function(func_id);
+            if current == func.exit {
+                let returned = func.return_var.map(|r| self.values[r.index()]);
+                match stack.pop() {
+                    None => return Ending::Returned { value: returned },
+                    Some(frame) => {
+                        let mut writes = Vec::new();
+                        if let (Some(result), Some(value)) = (frame.result, returned) {
+                            writes.push((result, self.store(result, value)));
+                        }
+                        observer(&Step::ReturnToCaller {
+                            callee: frame.callee,
+                            writes,
+                        });
+                        current = frame.return_site;
+                        continue;
+                    }
+                }
+            }
+            if self.steps >= self.options.max_steps {
+                return Ending::StepLimit;
+            }
+            let out = program.out_edges(current);
+            if out.is_empty() {
+                return Ending::Stuck {
+                    location: current,
+                    line: last_line,
+                };
+            }
+            let mut chosen = None;
+            for &id in out {
+                let edge = program.edge(id);
+                match &edge.op {
+                    Operation::Assume { cond, branch } => match self.eval(cond) {
+                        Ok(v) if (v != 0) == *branch => {
+                            chosen = Some(id);
+                            break;
+                        }
+                        Ok(_) => {}
+                        Err(what) => {
+                            return Ending::UndefinedBehavior {
+                                what,
+                                line: edge.source.line,
+                            }
+                        }
+                    },
+                    _ => {
+                        chosen = Some(id);
+                        break;
+                    }
+                }
+            }
+            let Some(id) = chosen else {
+                // Every outgoing edge is an assume edge and none holds.
+                let line = program.edge(out[0]).source.line;
+                return Ending::AssumptionViolated { line };
+            };
+            let edge = program.edge(id);
+            let line = edge.source.line;
+            last_line = line;
+            self.steps += 1;
+            if self.options.record_path {
+                self.path.push(id);
+            }
+            let ub = |what| Ending::UndefinedBehavior { what, line };
+            let mut writes = Vec::new();
+            let mut next = edge.to;
+            match &edge.op {
+                Operation::Skip | Operation::Assume { .. } => {}
+                Operation::Declare { var, init } => {
+                    let value = match init {
+                        Some(e) => match self.eval(e) {
+                            Ok(v) => v,
+                            Err(what) => return ub(what),
+                        },
+                        None => 0,
+                    };
+                    writes.push((*var, self.store(*var, value)));
+                }
+                Operation::Assign { lhs, rhs } => match self.eval(rhs) {
+                    Ok(v) => writes.push((*lhs, self.store(*lhs, v))),
+                    Err(what) => return ub(what),
+                },
+                Operation::Nondet { lhs, ty, .. } => {
+                    let value = match self.inputs.get(self.inputs_consumed) {
+                        Some(&v) => {
+                            self.inputs_consumed += 1;
+                            ty.normalize(v)
+                        }
+                        None => 0,
+                    };
+                    self.nondet_values.push(value);
+                    if let Some(lhs) = lhs {
+                        writes.push((*lhs, self.store(*lhs, value)));
+                    }
+                }
+                Operation::Call {
+                    callee,
+                    args,
+                    result,
+                } => {
+                    let mut values = Vec::with_capacity(args.len());
+                    for a in args {
+                        match self.eval(a) {
+                            Ok(v) => values.push(v),
+                            Err(what) => return ub(what),
+                        }
+                    }
+                    if *callee == func_id || stack.iter().any(|f| f.callee == *callee) {
+                        return Ending::InvalidProgram {
+                            reason: format!(
+                                "recursive call of `{}` at line {line}",
+                                program.function(*callee).name
+                            ),
+                        };
+                    }
+                    let target = program.function(*callee);
+                    for (&param, value) in target.params.iter().zip(values) {
+                        writes.push((param, self.store(param, value)));
+                    }
+                    stack.push(Frame {
+                        callee: *callee,
+                        return_site: edge.to,
+                        result: *result,
+                    });
+                    next = target.entry;
+                }
+                Operation::Return { value } => {
+                    if let Some(e) = value {
+                        match self.eval(e) {
+                            Ok(v) => {
+                                if let Some(rv) = func.return_var {
+                                    writes.push((rv, self.store(rv, v)));
+                                }
+                            }
+                            Err(what) => return ub(what),
+                        }
+                    }
+                }
+                Operation::Error { function } => {
+                    observer(&Step::Edge { edge: id, writes });
+                    return Ending::ErrorReached {
+                        function: function.clone(),
+                        line,
+                    };
+                }
+                Operation::Abort { .. } => {
+                    observer(&Step::Edge { edge: id, writes });
+                    return Ending::Aborted { line };
+                }
+                Operation::Exit { code } => {
+                    observer(&Step::Edge { edge: id, writes });
+                    return match self.eval(code) {
+                        Ok(code) => Ending::Exited { code },
+                        Err(what) => ub(what),
+                    };
+                }
+            }
+            observer(&Step::Edge { edge: id, writes });
+            if program.location(next).kind == LocationKind::Error {
+                return Ending::ErrorReached {
+                    function: String::new(),
+                    line,
+                };
+            }
+            current = next;
+        }
+    }
+}
+
+/// Checks the invariants the interpreter relies on, so that running never indexes out of range.
+fn validate(p: &Program) -> Result<(), String> {
+    let nv = p.variables.len();
+    let nl = p.locations.len();
+    let nf = p.functions.len();
+    if p.out_edges.len() != nl {
+        return Err("the program's edge index is missing (call Program::reindex)".into());
+    }
+    if p.entry_function.index() >= nf {
+        return Err(format!(
+            "entry function {} does not exist",
+            p.entry_function.0
+        ));
+    }
+    let var_ok = |v: VarId| v.index() < nv;
+    let expr_ok = |e: &Expr| {
+        let mut ok = true;
+        e.for_each_var(&mut |v| ok &= var_ok(v));
+        ok
+    };
+    for f in &p.functions {
+        if f.entry.index() >= nl || f.exit.index() >= nl {
+            return Err(format!(
+                "function `{}` has an entry or exit location out of range",
+                f.name
+            ));
+        }
+        if !f.params.iter().all(|&v| var_ok(v)) || !f.return_var.is_none_or(var_ok) {
+            return Err(format!(
+                "function `{}` names a variable out of range",
+                f.name
+            ));
+        }
+    }
+    for (i, l) in p.locations.iter().enumerate() {
+        if l.func.index() >= nf {
+            return Err(format!("location N{i} belongs to no function"));
+        }
+    }
+    for (i, e) in p.edges.iter().enumerate() {
+        let bad = |what: &str| Err(format!("edge E{i} (line {}): {what}", e.source.line));
+        if e.from.index() >= nl || e.to.index() >= nl {
+            return bad("location out of range");
+        }
+        let ok = match &e.op {
+            Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } => true,
+            Operation::Declare { var, init } => var_ok(*var) && init.as_ref().is_none_or(expr_ok),
+            Operation::Assign { lhs, rhs } => var_ok(*lhs) && expr_ok(rhs),
+            Operation::Nondet { lhs, .. } => lhs.is_none_or(var_ok),
+            Operation::Assume { cond, .. } => expr_ok(cond),
+            Operation::Return { value } => value.as_ref().is_none_or(expr_ok),
+            Operation::Exit { code } => expr_ok(code),
+            Operation::Call {
+                callee,
+                args,
+                result,
+            } => {
+                if callee.index() >= nf {
+                    return bad("call of a function out of range");
+                }
+                let target = &p.functions[callee.index()];
+                if target.params.len() != args.len() {
+                    return bad(&format!(
+                        "call of `{}` with {} arguments, but it has {} parameters",
+                        target.name,
+                        args.len(),
+                        target.params.len()
+                    ));
+                }
+                args.iter().all(expr_ok) && result.is_none_or(var_ok)
+            }
+        };
+        if !ok {
+            return bad("variable out of range");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::expr::{BinaryOp, Expr};
+    use crate::cfa::types::{DataModel, IntType};
+    use crate::cfa::{Edge, Function, Location, Scope, SourceLoc, Variable};
+
+    /// Builds small CFAs by hand.
+    struct Builder {
+        p: Program,
+    }
+
+    impl Builder {
+        fn new() -> Builder {
+            Builder {
+                p: Program {
+                    files: vec!["test.c".into()],
+                    hash: String::new(),
+                    data_model: DataModel::ILP32,
+                    variables: Vec::new(),
+                    functions: Vec::new(),
+                    locations: Vec::new(),
+                    edges: Vec::new(),
+                    entry_function: FuncId(0),
+                    out_edges: Vec::new(),
+                    in_edges: Vec::new(),
+                },
+            }
+        }
+
+        fn var(&mut self, name: &str, ty: IntType, scope: Scope, initial: i128) -> VarId {
+            self.p.variables.push(Variable {
+                name: name.into(),
+                source_name: name.into(),
+                ty,
+                scope,
+                initial,
+                temporary: false,
+            });
+            VarId(self.p.variables.len() as u32 - 1)
+        }
+
+        fn loc(&mut self, func: FuncId, kind: LocationKind) -> LocId {
+            self.p.locations.push(Location {
+                func,
+                kind,
+                loop_head: false,
+                label: None,
+            });
+            LocId(self.p.locations.len() as u32 - 1)
+        }
+
+        /// A function with `params` (types), an optional return type; returns its id,
+        /// parameter ids, and entry/exit.
+        fn func(
+            &mut self,
+            name: &str,
+            params: &[IntType],
+            ret: Option<IntType>,
+        ) -> (FuncId, Vec<VarId>, LocId, LocId) {
+            let id = FuncId(self.p.functions.len() as u32);
+            let params: Vec<VarId> = params
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| self.var(&format!("{name}::p{i}"), t, Scope::Local(id), 0))
+                .collect();
+            let return_var =
+                ret.map(|t| self.var(&format!("{name}::__ret"), t, Scope::Local(id), 0));
+            let entry = self.loc(id, LocationKind::Normal);
+            let exit = self.loc(id, LocationKind::FunctionExit);
+            self.p.functions.push(Function {
+                name: name.into(),
+                params: params.clone(),
+                return_type: ret,
+                return_var,
+                entry,
+                exit,
+                locations: vec![entry, exit],
+                source: SourceLoc::default(),
+            });
+            (id, params, entry, exit)
+        }
+
+        fn edge(&mut self, from: LocId, to: LocId, op: Operation, line: u32) -> EdgeId {
+            self.p.edges.push(Edge {
+                from,
+                to,
+                op,
+                source: SourceLoc {
+                    file: 0,
+                    line,
+                    column: 1,
+                },
+            });
+            EdgeId(self.p.edges.len() as u32 - 1)
+        }
+
+        /// A chain of edges from `from` through fresh locations of `func`; returns the end.
+        fn chain(&mut self, func: FuncId, from: LocId, ops: Vec<(Operation, u32)>) -> LocId {
+            let mut at = from;
+            for (op, line) in ops {
+                let next = self.loc(func, LocationKind::Normal);
+                self.edge(at, next, op, line);
+                at = next;
+            }
+            at
+        }
+
+        fn finish(self) -> Program {
+            self.p.finish()
+        }
+    }
+
+    fn v(id: VarId, ty: IntType) -> Expr {
+        Expr::var(id, ty)
+    }
+
+    fn run(p: &Program, inputs: &[i128]) -> Execution {
+        execute(
+            p,
+            inputs,
+            &ExecOptions {
+                max_steps: 10_000,
+                record_path: true,
+            },
+        )
+    }
+
+    fn ret(value: Expr) -> Operation {
+        Operation::Return { value: Some(value) }
+    }
+
+    /// `int main() { return 40 + 2; }`
+    #[test]
+    fn returns_value_of_main() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let e = Expr::binary(BinaryOp::Add, Expr::int(40), Expr::int(2), IntType::INT);
+        b.edge(entry, exit, ret(e), 1);
+        let _ = m;
+        let p = b.finish();
+        let x = run(&p, &[]);
+        assert_eq!(x.ending, Ending::Returned { value: Some(42) });
+        assert_eq!(x.steps, 1);
+        assert_eq!(x.path, vec![EdgeId(0)]);
+        assert_eq!(x.ending.to_string(), "returned 42");
+    }
+
+    /// `unsigned char g = 250; void main() { g = g + 10; }`: globals start at their initial
+    /// value and assignments convert to the variable's type.
+    #[test]
+    fn globals_and_conversion_on_assignment() {
+        let mut b = Builder::new();
+        let g = b.var("g", IntType::UCHAR, Scope::Global, 250);
+        let (m, _, entry, exit) = b.func("main", &[], None);
+        let sum = Expr::binary(
+            BinaryOp::Add,
+            v(g, IntType::UCHAR).cast(IntType::INT),
+            Expr::int(10),
+            IntType::INT,
+        );
+        let end = b.chain(m, entry, vec![(Operation::Assign { lhs: g, rhs: sum }, 2)]);
+        b.edge(end, exit, Operation::Return { value: None }, 3);
+        let p = b.finish();
+        let x = run(&p, &[]);
+        assert_eq!(x.ending, Ending::Returned { value: None });
+        assert_eq!(x.final_values[g.index()], 4);
+    }
+
+    /// `x = nondet_uchar(); y = nondet_int(); z = nondet_int(); if (x == 255) reach_error();`
+    #[test]
+    fn nondet_values_are_normalised_and_default_to_zero() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::UCHAR, Scope::Local(m), 0);
+        let y = b.var("y", IntType::INT, Scope::Local(m), 0);
+        let z = b.var("z", IntType::INT, Scope::Local(m), 0);
+        let nondet = |lhs, ty| Operation::Nondet {
+            lhs: Some(lhs),
+            ty,
+            function: "__VERIFIER_nondet".into(),
+        };
+        let at = b.chain(
+            m,
+            entry,
+            vec![
+                (nondet(x, IntType::UCHAR), 1),
+                (nondet(y, IntType::INT), 2),
+                (nondet(z, IntType::INT), 3),
+            ],
+        );
+        let cond = Expr::binary(
+            BinaryOp::Eq,
+            v(x, IntType::UCHAR).cast(IntType::INT),
+            Expr::int(255),
+            IntType::INT,
+        );
+        let then = b.loc(m, LocationKind::Normal);
+        let err = b.loc(m, LocationKind::Error);
+        b.edge(
+            at,
+            then,
+            Operation::Assume {
+                cond: cond.clone(),
+                branch: true,
+            },
+            4,
+        );
+        b.edge(
+            then,
+            err,
+            Operation::Error {
+                function: "reach_error".into(),
+            },
+            4,
+        );
+        b.edge(
+            at,
+            exit,
+            Operation::Assume {
+                cond,
+                branch: false,
+            },
+            4,
+        );
+        let p = b.finish();
+
+        let r = run(&p, &[-1, 1i128 << 33 | 5]);
+        assert_eq!(
+            r.ending,
+            Ending::ErrorReached {
+                function: "reach_error".into(),
+                line: 4
+            }
+        );
+        assert_eq!(
+            r.ending.to_string(),
+            "error: reach_error() reached at line 4"
+        );
+        assert_eq!(r.inputs_consumed, 2);
+        assert_eq!(r.nondet_values, vec![255, 5, 0]);
+        assert_eq!(r.final_values[y.index()], 5);
+        assert_eq!(r.path.len(), 5);
+
+        // Replaying the recorded values repeats the run.
+        let again = run(&p, &r.nondet_values);
+        assert_eq!(again.ending, r.ending);
+        assert_eq!(again.path, r.path);
+
+        let r = run(&p, &[254]);
+        assert_eq!(r.ending, Ending::Returned { value: Some(0) });
+        assert_eq!(r.inputs_consumed, 1);
+        assert_eq!(r.nondet_values, vec![254, 0, 0]);
+    }
+
+    /// `__VERIFIER_assume(x > 0)` as a single assume edge.
+    #[test]
+    fn failed_assumption_ends_the_run() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        let at = b.chain(
+            m,
+            entry,
+            vec![(
+                Operation::Nondet {
+                    lhs: Some(x),
+                    ty: IntType::INT,
+                    function: "__VERIFIER_nondet_int".into(),
+                },
+                1,
+            )],
+        );
+        let cond = Expr::binary(BinaryOp::Gt, v(x, IntType::INT), Expr::int(0), IntType::INT);
+        let at = b.chain(m, at, vec![(Operation::Assume { cond, branch: true }, 9)]);
+        b.edge(at, exit, ret(v(x, IntType::INT)), 10);
+        let p = b.finish();
+        let r = run(&p, &[0]);
+        assert_eq!(r.ending, Ending::AssumptionViolated { line: 9 });
+        assert_eq!(r.ending.to_string(), "assumption violated at line 9");
+        assert_eq!(run(&p, &[7]).ending, Ending::Returned { value: Some(7) });
+    }
+
+    /// `abort()` and `exit(3 * x)`.
+    #[test]
+    fn abort_and_exit() {
+        let mut b = Builder::new();
+        let (m, _, entry, _exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        let at = b.chain(
+            m,
+            entry,
+            vec![(
+                Operation::Nondet {
+                    lhs: Some(x),
+                    ty: IntType::INT,
+                    function: "__VERIFIER_nondet_int".into(),
+                },
+                1,
+            )],
+        );
+        let cond = v(x, IntType::INT);
+        let t1 = b.loc(m, LocationKind::Normal);
+        let t2 = b.loc(m, LocationKind::Normal);
+        b.edge(
+            at,
+            t1,
+            Operation::Assume {
+                cond: cond.clone(),
+                branch: true,
+            },
+            2,
+        );
+        b.edge(
+            at,
+            t2,
+            Operation::Assume {
+                cond,
+                branch: false,
+            },
+            2,
+        );
+        let term = b.loc(m, LocationKind::Terminal);
+        b.edge(
+            t1,
+            term,
+            Operation::Abort {
+                function: "abort".into(),
+            },
+            5,
+        );
+        let code = Expr::binary(
+            BinaryOp::Mul,
+            Expr::int(3),
+            v(x, IntType::INT),
+            IntType::INT,
+        );
+        let term2 = b.loc(m, LocationKind::Terminal);
+        b.edge(t2, term2, Operation::Exit { code }, 6);
+        let p = b.finish();
+        let r = run(&p, &[1]);
+        assert_eq!(r.ending, Ending::Aborted { line: 5 });
+        assert_eq!(r.ending.to_string(), "aborted at line 5");
+        let r = run(&p, &[]);
+        assert_eq!(r.ending, Ending::Exited { code: 0 });
+        assert_eq!(r.ending.to_string(), "exit(0)");
+    }
+
+    /// `while (1) {}` hits the step limit.
+    #[test]
+    fn step_limit() {
+        let mut b = Builder::new();
+        let (_, _, entry, _) = b.func("main", &[], Some(IntType::INT));
+        b.edge(entry, entry, Operation::Skip, 1);
+        let p = b.finish();
+        let r = execute(
+            &p,
+            &[],
+            &ExecOptions {
+                max_steps: 100,
+                record_path: false,
+            },
+        );
+        assert_eq!(r.ending, Ending::StepLimit);
+        assert_eq!(r.steps, 100);
+        assert!(r.path.is_empty());
+    }
+
+    /// `return 1 / x;` with x = 0, and `INT_MIN / -1`, and `1 << 32`.
+    #[test]
+    fn undefined_behaviour_is_reported() {
+        for (a, op, line, what) in [
+            (1, BinaryOp::Div, 4, UndefinedBehavior::DivisionByZero),
+            (
+                i128::from(i32::MIN),
+                BinaryOp::Rem,
+                5,
+                UndefinedBehavior::DivisionOverflow,
+            ),
+            (1, BinaryOp::Shl, 6, UndefinedBehavior::ShiftOutOfRange),
+        ] {
+            let mut b = Builder::new();
+            let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+            let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+            let at = b.chain(
+                m,
+                entry,
+                vec![(
+                    Operation::Nondet {
+                        lhs: Some(x),
+                        ty: IntType::INT,
+                        function: "__VERIFIER_nondet_int".into(),
+                    },
+                    1,
+                )],
+            );
+            let e = Expr::binary(op, Expr::int(a), v(x, IntType::INT), IntType::INT);
+            b.edge(at, exit, ret(e), line);
+            let p = b.finish();
+            let input = match what {
+                UndefinedBehavior::DivisionByZero => 0,
+                UndefinedBehavior::DivisionOverflow => -1,
+                UndefinedBehavior::ShiftOutOfRange => 32,
+            };
+            let r = run(&p, &[input]);
+            assert_eq!(r.ending, Ending::UndefinedBehavior { what, line });
+            assert_eq!(r.steps, 2, "the faulting edge counts and ends the path");
+            assert_eq!(r.path.len(), 2);
+        }
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        let e = Expr::binary(
+            BinaryOp::Div,
+            Expr::int(1),
+            v(x, IntType::INT),
+            IntType::INT,
+        );
+        b.edge(entry, exit, ret(e), 4);
+        let r = run(&b.finish(), &[]);
+        assert_eq!(
+            r.ending.to_string(),
+            "undefined behaviour: division by zero at line 4"
+        );
+    }
+
+    /// `signed char f(short a, unsigned b) { return a + b; }`
+    /// `int main() { int r = f(nondet, 300); return r; }`: arguments convert to the parameter
+    /// types, the return value to the return type, the result to the caller's variable.
+    #[test]
+    fn calls_convert_arguments_and_results() {
+        let mut b = Builder::new();
+        let (m, _, m_entry, m_exit) = b.func("main", &[], Some(IntType::INT));
+        let (f, fp, f_entry, f_exit) =
+            b.func("f", &[IntType::SHORT, IntType::UINT], Some(IntType::CHAR));
+        let r = b.var("r", IntType::INT, Scope::Local(m), 0);
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        // f: return (signed char)((unsigned)a + b);
+        let sum = Expr::binary(
+            BinaryOp::Add,
+            v(fp[0], IntType::SHORT).cast(IntType::UINT),
+            v(fp[1], IntType::UINT),
+            IntType::UINT,
+        );
+        b.edge(f_entry, f_exit, ret(sum.cast(IntType::CHAR)), 20);
+        let at = b.chain(
+            m,
+            m_entry,
+            vec![
+                (
+                    Operation::Nondet {
+                        lhs: Some(x),
+                        ty: IntType::INT,
+                        function: "__VERIFIER_nondet_int".into(),
+                    },
+                    1,
+                ),
+                (
+                    Operation::Call {
+                        callee: f,
+                        // The int argument is handed over unconverted on purpose: the
+                        // interpreter converts it to `short` when assigning the parameter.
+                        args: vec![v(x, IntType::INT), Expr::int(300).cast(IntType::UINT)],
+                        result: Some(r),
+                    },
+                    2,
+                ),
+            ],
+        );
+        b.edge(at, m_exit, ret(v(r, IntType::INT)), 3);
+        let p = b.finish();
+        let mut steps = Vec::new();
+        let e = execute_observed(&p, &[65536 + 10], &ExecOptions::default(), &mut |s| {
+            steps.push(s.clone())
+        });
+        // a = (short)65546 = 10; 10 + 300 = 310; (signed char)310 = 54.
+        assert_eq!(e.ending, Ending::Returned { value: Some(54) });
+        assert_eq!(e.steps, 4);
+        assert!(steps.contains(&Step::Edge {
+            edge: EdgeId(2),
+            writes: vec![(fp[0], 10), (fp[1], 300)]
+        }));
+        assert!(steps.contains(&Step::ReturnToCaller {
+            callee: f,
+            writes: vec![(r, 54)]
+        }));
+        // (signed char)(-20 + 300) = 280 - 256 = 24
+        assert_eq!(run(&p, &[-20]).ending, Ending::Returned { value: Some(24) });
+    }
+
+    /// Declarations without initialiser set 0; with one they assign.
+    #[test]
+    fn declarations() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        let y = b.var("y", IntType::INT, Scope::Local(m), 0);
+        let at = b.chain(
+            m,
+            entry,
+            vec![
+                (
+                    Operation::Assign {
+                        lhs: x,
+                        rhs: Expr::int(5),
+                    },
+                    1,
+                ),
+                (Operation::Declare { var: x, init: None }, 2),
+                (
+                    Operation::Declare {
+                        var: y,
+                        init: Some(Expr::int(7)),
+                    },
+                    3,
+                ),
+            ],
+        );
+        let sum = Expr::binary(
+            BinaryOp::Add,
+            v(x, IntType::INT),
+            v(y, IntType::INT),
+            IntType::INT,
+        );
+        b.edge(at, exit, ret(sum), 4);
+        assert_eq!(
+            run(&b.finish(), &[]).ending,
+            Ending::Returned { value: Some(7) }
+        );
+    }
+
+    #[test]
+    fn stuck_and_invalid_programs() {
+        let mut b = Builder::new();
+        let (m, _, entry, _) = b.func("main", &[], Some(IntType::INT));
+        b.chain(m, entry, vec![(Operation::Skip, 3)]);
+        let r = run(&b.finish(), &[]);
+        assert_eq!(
+            r.ending,
+            Ending::Stuck {
+                location: LocId(2),
+                line: 3
+            }
+        );
+
+        // A call with the wrong number of arguments.
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let (f, _, fe, fx) = b.func("f", &[IntType::INT], None);
+        b.edge(fe, fx, Operation::Return { value: None }, 1);
+        let at = b.chain(
+            m,
+            entry,
+            vec![(
+                Operation::Call {
+                    callee: f,
+                    args: vec![],
+                    result: None,
+                },
+                2,
+            )],
+        );
+        b.edge(at, exit, ret(Expr::int(0)), 3);
+        let r = run(&b.finish(), &[]);
+        assert!(
+            matches!(&r.ending, Ending::InvalidProgram { reason } if reason.contains("0 arguments")),
+            "{:?}",
+            r.ending
+        );
+
+        // Recursion.
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let at = b.chain(
+            m,
+            entry,
+            vec![(
+                Operation::Call {
+                    callee: m,
+                    args: vec![],
+                    result: None,
+                },
+                2,
+            )],
+        );
+        b.edge(at, exit, ret(Expr::int(0)), 3);
+        let r = run(&b.finish(), &[]);
+        assert!(
+            matches!(&r.ending, Ending::InvalidProgram { reason } if reason.contains("recursive")),
+            "{:?}",
+            r.ending
+        );
+
+        // A deserialised program without its index.
+        let mut b = Builder::new();
+        let (_, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        b.edge(entry, exit, ret(Expr::int(0)), 1);
+        let mut p = b.finish();
+        p.out_edges.clear();
+        assert!(matches!(run(&p, &[]).ending, Ending::InvalidProgram { .. }));
+        p.reindex();
+        assert_eq!(run(&p, &[]).ending, Ending::Returned { value: Some(0) });
+    }
+
+    /// With two passable edges the first is taken.
+    #[test]
+    fn first_passable_edge_wins() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let a = b.loc(m, LocationKind::Normal);
+        let c = b.loc(m, LocationKind::Normal);
+        let t = Expr::int(1);
+        b.edge(
+            entry,
+            a,
+            Operation::Assume {
+                cond: t.clone(),
+                branch: true,
+            },
+            1,
+        );
+        b.edge(
+            entry,
+            c,
+            Operation::Assume {
+                cond: t,
+                branch: true,
+            },
+            1,
+        );
+        b.edge(a, exit, ret(Expr::int(1)), 2);
+        b.edge(c, exit, ret(Expr::int(2)), 3);
+        assert_eq!(
+            run(&b.finish(), &[]).ending,
+            Ending::Returned { value: Some(1) }
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The C frontend: preprocesses a C file with gcc, parses it with `lang-c` and lowers it into
+//! Baton's CFA model ([`crate::cfa::Program`]).
+//!
+//! Baton models only integers (pointers are pointer-width unsigned integers that may only be
+//! stored, compared, cast and passed). Everything else is rejected with a one-line
+//! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
+//! can give a verdict about a program it does not understand.
+//!
+//! sv-benchmarks conventions the lowering follows:
+//! - `reach_error()` / `__VERIFIER_error()` are the property violation, whatever their body.
+//! - `__VERIFIER_nondet_<T>()` and every other function without a body that returns a value
+//!   yield an arbitrary value of the return type; `void` functions without a body do nothing.
+//! - `__VERIFIER_assume(c)` and `assume_abort_if_not(c)` block the paths where `c` is 0;
+//!   `abort()`, `__assert_fail(...)` and `exit(e)` end the path without an error.
+
+mod lines;
+mod lower;
+mod types;
+
+use crate::cfa::types::DataModel;
+use crate::cfa::Program;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use thiserror::Error;
+
+/// Why a C file could not be turned into a [`Program`]. Every variant displays as one line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrontendError {
+    /// A construct Baton does not model (floats, arrays, pointer dereference, recursion, ...).
+    #[error("{file}:{line}: unsupported: {construct}")]
+    Unsupported {
+        file: String,
+        line: u32,
+        construct: String,
+    },
+    /// Malformed C: a syntax error or a semantic error such as an undeclared identifier.
+    #[error("{file}:{line}: error: {message}")]
+    Malformed {
+        file: String,
+        line: u32,
+        message: String,
+    },
+    /// A problem with the program as a whole (e.g. no `main`).
+    #[error("{file}: error: {message}")]
+    Program { file: String, message: String },
+    /// The file could not be read.
+    #[error("{file}: cannot read: {message}")]
+    Io { file: String, message: String },
+    /// gcc failed to preprocess the file.
+    #[error("{file}: preprocessor failed: {message}")]
+    Preprocessor { file: String, message: String },
+}
+
+impl FrontendError {
+    /// The process exit status for this error (2: the input cannot be analysed).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+/// Squeezes a message into one line.
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Loads a C file (`.c` is preprocessed with gcc; `.i` is preprocessed again, which is
+/// harmless) and lowers it into a CFA program for the given data model.
+pub fn load_program(path: &Path, model: DataModel) -> Result<Program, FrontendError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| FrontendError::Io {
+        file: name.clone(),
+        message: one_line(&e.to_string()),
+    })?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let preprocessed = preprocess(&name, &text, model)?;
+    let hash = sha256_hex(&bytes);
+    lower::lower(&name, &preprocessed, model, hash)
+}
+
+/// Like [`load_program`] but from a string: `name` is used as the file name in positions and
+/// errors. The hash is that of `text`.
+pub fn load_source(name: &str, text: &str, model: DataModel) -> Result<Program, FrontendError> {
+    let preprocessed = preprocess(name, text, model)?;
+    lower::lower(name, &preprocessed, model, sha256_hex(text.as_bytes()))
+}
+
+/// SHA-256 of `bytes` as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs `gcc -E` on `text` (fed through stdin). A leading line marker makes gcc name the file
+/// `name` in its own line markers, so positions map back to the original file.
+fn preprocess(name: &str, text: &str, model: DataModel) -> Result<String, FrontendError> {
+    let err = |message: String| FrontendError::Preprocessor {
+        file: name.to_string(),
+        message: one_line(&message),
+    };
+    let mut child = Command::new("gcc")
+        .args(["-E", "-x", "c", model.gcc_flag(), "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| err(format!("cannot run gcc: {e}")))?;
+    let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
+    let input = format!("# 1 \"{escaped}\"\n{text}\n");
+    // Feed stdin from a thread so a large output cannot deadlock against a full input pipe.
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| err("cannot write to gcc".into()))?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child
+        .wait_with_output()
+        .map_err(|e| err(format!("gcc failed: {e}")))?;
+    let _ = writer.join();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first = stderr
+            .lines()
+            .find(|l| l.contains("error"))
+            .or_else(|| stderr.lines().next())
+            .unwrap_or("gcc -E failed")
+            .to_string();
+        return Err(err(first));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}

@@ -1,0 +1,158 @@
+//! C types as the frontend sees them, and C's typing of integer and character constants.
+
+use crate::cfa::types::{DataModel, IntType};
+use lang_c::ast::{Integer, IntegerBase, IntegerSize};
+
+/// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CType {
+    Void,
+    Int(IntType),
+    /// Any object pointer, modelled as a pointer-width unsigned integer.
+    Ptr,
+    /// A type Baton does not model; the string names it for the error message. Declaring
+    /// such a type is fine, using it for a value is `unsupported`.
+    Unsupported(String),
+}
+
+/// The value and type C gives an integer constant (C11 6.4.4.1), or `None` if it fits no type.
+pub(crate) fn integer_constant(c: &Integer, model: DataModel) -> Option<(i128, IntType)> {
+    let radix = match c.base {
+        IntegerBase::Decimal => 10,
+        IntegerBase::Octal => 8,
+        IntegerBase::Hexadecimal => 16,
+        IntegerBase::Binary => 2,
+    };
+    let digits: String = c.number.chars().filter(|ch| *ch != '\'').collect();
+    let digits = match c.base {
+        IntegerBase::Hexadecimal => digits
+            .trim_start_matches("0x")
+            .trim_start_matches("0X")
+            .to_string(),
+        IntegerBase::Binary => digits
+            .trim_start_matches("0b")
+            .trim_start_matches("0B")
+            .to_string(),
+        _ => digits,
+    };
+    let value = if digits.is_empty() {
+        0
+    } else {
+        u128::from_str_radix(&digits, radix).ok()?
+    };
+    let value = i128::try_from(value).ok()?;
+    let decimal = matches!(c.base, IntegerBase::Decimal);
+    let (int, uint, long, ulong, llong, ullong) = (
+        IntType::INT,
+        IntType::UINT,
+        model.long(),
+        model.ulong(),
+        IntType::LLONG,
+        IntType::ULLONG,
+    );
+    let candidates: Vec<IntType> = match (c.suffix.size, c.suffix.unsigned, decimal) {
+        (IntegerSize::Int, false, true) => vec![int, long, llong],
+        (IntegerSize::Int, false, false) => vec![int, uint, long, ulong, llong, ullong],
+        (IntegerSize::Int, true, _) => vec![uint, ulong, ullong],
+        (IntegerSize::Long, false, true) => vec![long, llong],
+        (IntegerSize::Long, false, false) => vec![long, ulong, llong, ullong],
+        (IntegerSize::Long, true, _) => vec![ulong, ullong],
+        (IntegerSize::LongLong, false, true) => vec![llong],
+        (IntegerSize::LongLong, false, false) => vec![llong, ullong],
+        (IntegerSize::LongLong, true, _) => vec![ullong],
+    };
+    candidates
+        .into_iter()
+        .find(|t| t.contains(value))
+        .map(|t| (value, t))
+}
+
+/// The value of a character constant such as `'a'`, `'\n'`, `'\x41'` or `'\101'` (type `int`;
+/// plain `char` is signed, so `'\xff'` is -1 as with gcc on x86). `None` for multi-character
+/// and wide constants.
+pub(crate) fn character_constant(text: &str) -> Option<i128> {
+    let inner = text.strip_prefix('\'')?.strip_suffix('\'')?;
+    let value: i128 = if let Some(esc) = inner.strip_prefix('\\') {
+        let first = esc.chars().next()?;
+        let simple = |v: i128| if esc.len() == 1 { Some(v) } else { None };
+        match first {
+            'n' => simple(10)?,
+            't' => simple(9)?,
+            'r' => simple(13)?,
+            'a' => simple(7)?,
+            'b' => simple(8)?,
+            'f' => simple(12)?,
+            'v' => simple(11)?,
+            'e' => simple(27)?,
+            '\\' | '\'' | '"' | '?' => simple(first as i128)?,
+            '0'..='7' if esc.len() <= 3 => i128::from_str_radix(esc, 8).ok()?,
+            'x' if esc.len() > 1 => i128::from_str_radix(&esc[1..], 16).ok()?,
+            _ => return None,
+        }
+    } else {
+        let mut chars = inner.chars();
+        let c = chars.next()?;
+        if chars.next().is_some() || !c.is_ascii() {
+            return None;
+        }
+        c as i128
+    };
+    if !(0..=255).contains(&value) {
+        return None;
+    }
+    Some(IntType::CHAR.normalize(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lang_c::ast::IntegerSuffix;
+
+    fn int(base: IntegerBase, number: &str, size: IntegerSize, unsigned: bool) -> Integer {
+        Integer {
+            base,
+            number: number.into(),
+            suffix: IntegerSuffix {
+                size,
+                unsigned,
+                imaginary: false,
+            },
+        }
+    }
+
+    #[test]
+    fn constant_types_follow_c11() {
+        let m = DataModel::ILP32;
+        let d = |n: &str| integer_constant(&int(IntegerBase::Decimal, n, IntegerSize::Int, false), m);
+        let h = |n: &str| {
+            integer_constant(&int(IntegerBase::Hexadecimal, n, IntegerSize::Int, false), m)
+        };
+        assert_eq!(d("5"), Some((5, IntType::INT)));
+        assert_eq!(d("2147483648"), Some((2147483648, IntType::LLONG)));
+        assert_eq!(d("4294967295"), Some((4294967295, IntType::LLONG)));
+        assert_eq!(h("FFFFFFFF"), Some((4294967295, IntType::UINT)));
+        assert_eq!(h("7fffffff"), Some((2147483647, IntType::INT)));
+        assert_eq!(h("100000000"), Some((1 << 32, IntType::LLONG)));
+        let u = integer_constant(&int(IntegerBase::Decimal, "1", IntegerSize::Long, true), m);
+        assert_eq!(u, Some((1, IntType::UINT)));
+        let lp = integer_constant(
+            &int(IntegerBase::Decimal, "2147483648", IntegerSize::Int, false),
+            DataModel::LP64,
+        );
+        assert_eq!(lp, Some((2147483648, IntType::LLONG)));
+        let o = integer_constant(&int(IntegerBase::Octal, "017", IntegerSize::Int, false), m);
+        assert_eq!(o, Some((15, IntType::INT)));
+    }
+
+    #[test]
+    fn character_constants() {
+        assert_eq!(character_constant("'a'"), Some(97));
+        assert_eq!(character_constant("'\\n'"), Some(10));
+        assert_eq!(character_constant("'\\0'"), Some(0));
+        assert_eq!(character_constant("'\\x41'"), Some(65));
+        assert_eq!(character_constant("'\\101'"), Some(65));
+        assert_eq!(character_constant("'\\xff'"), Some(-1));
+        assert_eq!(character_constant("'\\''"), Some(39));
+        assert_eq!(character_constant("'ab'"), None);
+    }
+}
