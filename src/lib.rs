@@ -10,5 +10,6 @@ pub mod condition;
 pub mod cpa;
 pub mod frontend;
 pub mod pipeline;
+pub mod reducer;
 pub mod task;
 pub mod verdict;

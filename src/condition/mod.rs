@@ -17,6 +17,7 @@
 //! `AssumptionAutomaton` text format); [`load`] detects the format by content.
 
 pub mod cpachecker;
+pub mod from_arg;
 pub mod graphml;
 
 use crate::cfa::{EdgeId, Operation, Program};
@@ -234,20 +235,6 @@ impl ConditionAutomaton {
         BTreeSet::from([self.initial])
     }
 
-    /// One step of the set-of-states simulation: every state reachable from `states` by one
-    /// transition with assumption `true` whose edge set contains `edge`.
-    pub fn step(&self, states: &BTreeSet<StateId>, edge: EdgeId) -> BTreeSet<StateId> {
-        self.transitions
-            .iter()
-            .filter(|t| {
-                t.assumption == Assumption::True
-                    && states.contains(&t.from)
-                    && t.edges.contains(&edge)
-            })
-            .map(|t| t.to)
-            .collect()
-    }
-
     /// True if some state of `states` is accepting.
     pub fn any_accepting(&self, states: &BTreeSet<StateId>) -> bool {
         states.iter().any(|&q| self.is_accepting(q))
@@ -397,22 +384,18 @@ pub(crate) fn describe_edge(program: &Program, e: EdgeId) -> String {
     }
 }
 
-/// Follows one path through a condition automaton (set-of-states simulation of Def. 2.2).
-///
-/// `covered()` stays true once some prefix was covered; `is_dead()` says no run is left, so the
-/// path can never become covered (unless it already is).
+/// Runs a condition automaton as a set-of-states simulation (Def. 2.2), with the transitions
+/// indexed by source state. The reducer, guide mode and [`Cursor`] all step through this.
 #[derive(Debug, Clone)]
-pub struct Cursor<'a> {
+pub struct ConditionRunner<'a> {
     automaton: &'a ConditionAutomaton,
     /// Outgoing transitions with assumption `true`, per state.
     outgoing: Vec<Vec<usize>>,
-    states: BTreeSet<StateId>,
-    covered: bool,
 }
 
-impl<'a> Cursor<'a> {
-    /// A cursor at the start of a path.
-    pub fn new(automaton: &'a ConditionAutomaton) -> Cursor<'a> {
+impl<'a> ConditionRunner<'a> {
+    /// Indexes the automaton's transitions.
+    pub fn new(automaton: &'a ConditionAutomaton) -> ConditionRunner<'a> {
         let mut outgoing = vec![Vec::new(); automaton.states.len()];
         for (i, t) in automaton.transitions.iter().enumerate() {
             if t.assumption == Assumption::True {
@@ -421,34 +404,82 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
-        let states = automaton.start_states();
-        let covered = automaton.any_accepting(&states);
-        Cursor {
-            automaton,
-            outgoing,
-            states,
-            covered,
-        }
+        ConditionRunner { automaton, outgoing }
     }
 
-    /// Reads one CFA edge.
-    pub fn step(&mut self, edge: EdgeId) {
+    /// The automaton this runner steps through.
+    pub fn automaton(&self) -> &'a ConditionAutomaton {
+        self.automaton
+    }
+
+    /// The set of states a run starts in.
+    pub fn initial(&self) -> BTreeSet<StateId> {
+        self.automaton.start_states()
+    }
+
+    /// Every state reachable from `states` by one transition with assumption `true` whose edge
+    /// set contains `edge`; empty when every run stops.
+    pub fn step(&self, states: &BTreeSet<StateId>, edge: EdgeId) -> BTreeSet<StateId> {
         let mut next = BTreeSet::new();
-        for q in &self.states {
-            for &i in self
-                .outgoing
-                .get(q.index())
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-            {
+        for q in states {
+            for &i in self.outgoing.get(q.index()).map(Vec::as_slice).unwrap_or(&[]) {
                 let t = &self.automaton.transitions[i];
                 if t.edges.contains(&edge) {
                     next.insert(t.to);
                 }
             }
         }
-        self.states = next;
-        if self.automaton.any_accepting(&self.states) {
+        next
+    }
+
+    /// True if some state of `states` is accepting: the path so far is covered.
+    pub fn accepts(&self, states: &BTreeSet<StateId>) -> bool {
+        self.automaton.any_accepting(states)
+    }
+}
+
+impl crate::cpa::engine::Guide for ConditionRunner<'_> {
+    fn initial(&self) -> BTreeSet<StateId> {
+        ConditionRunner::initial(self)
+    }
+
+    fn step(&self, states: &BTreeSet<StateId>, step: crate::cpa::Step) -> BTreeSet<StateId> {
+        match step {
+            crate::cpa::Step::Edge(e) => ConditionRunner::step(self, states, e),
+            // Returns are silent for conditions.
+            crate::cpa::Step::Return { .. } => states.clone(),
+        }
+    }
+
+    fn accepts(&self, states: &BTreeSet<StateId>) -> bool {
+        ConditionRunner::accepts(self, states)
+    }
+}
+
+/// Follows one path through a condition automaton (set-of-states simulation of Def. 2.2).
+///
+/// `covered()` stays true once some prefix was covered; `is_dead()` says no run is left, so the
+/// path can never become covered (unless it already is).
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    runner: ConditionRunner<'a>,
+    states: BTreeSet<StateId>,
+    covered: bool,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of a path.
+    pub fn new(automaton: &'a ConditionAutomaton) -> Cursor<'a> {
+        let runner = ConditionRunner::new(automaton);
+        let states = runner.initial();
+        let covered = runner.accepts(&states);
+        Cursor { runner, states, covered }
+    }
+
+    /// Reads one CFA edge.
+    pub fn step(&mut self, edge: EdgeId) {
+        self.states = self.runner.step(&self.states, edge);
+        if self.runner.accepts(&self.states) {
             self.covered = true;
         }
     }

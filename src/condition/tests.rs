@@ -95,9 +95,10 @@ fn covers_nondeterminism_and_initial_accepting() {
     c.step(EdgeId(7)); // no transition: run dies, path stays covered
     assert!(c.is_dead() && c.covered());
     // step() on sets
-    let s = a.step(&a.start_states(), EdgeId(0));
+    let runner = ConditionRunner::new(&a);
+    let s = runner.step(&a.start_states(), EdgeId(0));
     assert_eq!(s.len(), 2);
-    assert!(a.step(&s, EdgeId(2)).is_empty());
+    assert!(runner.step(&s, EdgeId(2)).is_empty());
 
     let full = ConditionAutomaton::fully_verified(HASH);
     assert!(full.covers(&[]) && full.is_trivial_full() && !full.is_trivial_empty());
