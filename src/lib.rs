@@ -5,3 +5,4 @@
 //! next stage sees only the residual program.
 
 pub mod cfa;
+pub mod exec;
