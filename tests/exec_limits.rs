@@ -69,7 +69,11 @@ fn alive(pid: i32) -> bool {
 fn live_group_members(pgid: i32) -> Vec<i32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
             continue;
         };
         let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -148,7 +152,11 @@ fn big_allocation_is_out_of_memory() {
             mode,
         )
         .expect("run allocator");
-        assert_eq!(report.status, RunStatus::OutOfMemory, "{mode:?}: {report:?}");
+        assert_eq!(
+            report.status,
+            RunStatus::OutOfMemory,
+            "{mode:?}: {report:?}"
+        );
         assert_eq!(report.status.benchexec_string(), "OUT OF MEMORY");
         assert_eq!(report.limit_hit, Some(LimitKind::Memory));
         assert!(
@@ -213,8 +221,8 @@ fn segfault_is_killed_by_signal_11() {
 #[test]
 fn exit_codes_and_output() {
     for mode in MODES {
-        let err = run_with(&sh("echo oops >&2; exit 3"), &Limits::default(), mode)
-            .expect("run exit 3");
+        let err =
+            run_with(&sh("echo oops >&2; exit 3"), &Limits::default(), mode).expect("run exit 3");
         assert_eq!(err.status, RunStatus::Error(3), "{mode:?}");
         assert_eq!(err.status.benchexec_string(), "ERROR (3)");
         assert_eq!(err.exit_code, Some(3));

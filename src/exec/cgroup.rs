@@ -213,7 +213,10 @@ impl RunCgroup {
             }
         };
         if let Some(limit) = memory_limit {
-            write_file(&cg.mem_dir.join("memory.limit_in_bytes"), &limit.to_string())?;
+            write_file(
+                &cg.mem_dir.join("memory.limit_in_bytes"),
+                &limit.to_string(),
+            )?;
             let memsw = cg.mem_dir.join("memory.memsw.limit_in_bytes");
             if memsw.exists() {
                 write_file(&memsw, &limit.to_string())?;

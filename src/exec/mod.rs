@@ -32,11 +32,12 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::{self, File};
 use std::io;
+use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -515,6 +516,69 @@ fn ceil_secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
+/// Everything needed to start the tool process (possibly twice, see [`run_with`]).
+struct SpawnSpec<'a> {
+    program: &'a Path,
+    arg0: &'a OsStr,
+    args: &'a [OsString],
+    env: &'a [(OsString, OsString)],
+    dir: &'a Path,
+    stdin: Option<&'a Path>,
+    stdout: &'a Path,
+    stderr: &'a Path,
+    /// Soft and hard `RLIMIT_CPU` in seconds.
+    cpu_rlimit: Option<(u64, u64)>,
+}
+
+impl SpawnSpec<'_> {
+    /// Starts the tool in its own process group; the child writes "0" to each of `procs_fds`
+    /// (joining those cgroups) and sets `RLIMIT_CPU` before it executes the tool.
+    fn spawn(&self, procs_fds: Vec<RawFd>) -> Result<(Child, Instant), ExecError> {
+        let stdin = match self.stdin {
+            Some(path) => Stdio::from(File::open(path).map_err(|source| ExecError::File {
+                what: "read",
+                path: path.to_path_buf(),
+                source,
+            })?),
+            None => Stdio::null(),
+        };
+        let mut command = Command::new(self.program);
+        command
+            .arg0(self.arg0)
+            .args(self.args)
+            .current_dir(self.dir)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(stdin)
+            .stdout(create_file(self.stdout)?)
+            .stderr(create_file(self.stderr)?)
+            .process_group(0);
+        let cpu_rlimit = self.cpu_rlimit;
+        // SAFETY: the closure runs in the child between fork and exec; it only makes the
+        // async-signal-safe system calls write(2) and setrlimit(2) on values prepared before
+        // forking, and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                for &fd in &procs_fds {
+                    let r = libc::write(fd, b"0".as_ptr().cast(), 1);
+                    if r != 1 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some((soft, hard)) = cpu_rlimit {
+                    setrlimit(Resource::RLIMIT_CPU, soft, hard).map_err(io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+        let start = Instant::now();
+        let child = command.spawn().map_err(|source| ExecError::Spawn {
+            program: self.program.to_path_buf(),
+            source,
+        })?;
+        Ok((child, start))
+    }
+}
+
 /// Runs a tool under limits with the given mechanism preference; see the module documentation.
 pub fn run_with(
     cmd: &ToolCommand,
@@ -539,7 +603,7 @@ pub fn run_with(
     let dir = prepared.dir.clone();
     let stdout_path = dir.join(STDOUT_FILE);
     let stderr_path = dir.join(STDERR_FILE);
-    let stdin = match &cmd.stdin {
+    let stdin_path = match &cmd.stdin {
         Some(bytes) => {
             let path = dir.join(STDIN_FILE);
             fs::write(&path, bytes).map_err(|source| ExecError::File {
@@ -547,68 +611,52 @@ pub fn run_with(
                 path: path.clone(),
                 source,
             })?;
-            Stdio::from(File::open(&path).map_err(|source| ExecError::File {
-                what: "read",
-                path,
-                source,
-            })?)
+            Some(path)
         }
-        None => Stdio::null(),
+        None => None,
     };
-    let stdout = create_file(&stdout_path)?;
-    let stderr = create_file(&stderr_path)?;
+    let cpu_rlimit = limits.cpu_time.map(|cpu| {
+        let soft = ceil_secs(cpu) + 1;
+        (soft, soft + ceil_secs(limits.grace) + 1)
+    });
+    let spec = SpawnSpec {
+        program: &program,
+        arg0: name,
+        args: &cmd.argv[1..],
+        env: &cmd.env,
+        dir: &dir,
+        stdin: stdin_path.as_deref(),
+        stdout: &stdout_path,
+        stderr: &stderr_path,
+        cpu_rlimit,
+    };
 
-    let (cg, cgroup_unavailable) = match choice {
+    let (mut cg, mut cgroup_unavailable) = match choice {
         MechanismChoice::SamplingOnly => (None, None),
         MechanismChoice::Auto => match cgroup::RunCgroup::create(limits.memory) {
             Ok(cg) => (Some(cg), None),
             Err(why) => (None, Some(why)),
         },
     };
+    let (child, start) = match &cg {
+        Some(c) => match spec.spawn(c.procs_fds()) {
+            Ok(started) => started,
+            Err(e) => {
+                // Joining a cgroup can fail where creating one worked (e.g. a v2 hierarchy
+                // without delegation): fall back to sampling; a failure of the tool itself
+                // shows up again below.
+                cgroup_unavailable = Some(format!("starting the tool in the cgroup failed: {e}"));
+                cg = None;
+                spec.spawn(Vec::new())?
+            }
+        },
+        None => spec.spawn(Vec::new())?,
+    };
     let measurement = match cg.as_ref().map(|c| c.version) {
         Some(cgroup::Version::V1) => Measurement::CgroupV1,
         Some(cgroup::Version::V2) => Measurement::CgroupV2,
         None => Measurement::Sampling,
     };
-    let procs_fds = cg.as_ref().map(|c| c.procs_fds()).unwrap_or_default();
-    let cpu_rlimit = limits.cpu_time.map(|cpu| {
-        let soft = ceil_secs(cpu) + 1;
-        (soft, soft + ceil_secs(limits.grace) + 1)
-    });
-
-    let mut command = Command::new(&program);
-    command
-        .arg0(name)
-        .args(&cmd.argv[1..])
-        .current_dir(&dir)
-        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-        .stdin(stdin)
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
-    // SAFETY: the closure runs in the child between fork and exec; it only makes the
-    // async-signal-safe system calls write(2) and setrlimit(2) on values prepared before
-    // forking, and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            for &fd in &procs_fds {
-                let r = libc::write(fd, b"0".as_ptr().cast(), 1);
-                if r != 1 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            if let Some((soft, hard)) = cpu_rlimit {
-                setrlimit(Resource::RLIMIT_CPU, soft, hard).map_err(io::Error::from)?;
-            }
-            Ok(())
-        });
-    }
-
-    let start = Instant::now();
-    let child = command.spawn().map_err(|source| ExecError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
     let pid = child.id() as i32;
     // The waiter thread reaps the child; `child` itself is never waited on or killed by pid.
     drop(child);
