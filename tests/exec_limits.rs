@@ -105,14 +105,27 @@ fn busy_loop_hits_cpu_limit() {
         assert_eq!(report.status, RunStatus::Timeout, "{mode:?}: {report:?}");
         assert_eq!(report.status.benchexec_string(), "TIMEOUT");
         assert_eq!(report.limit_hit, Some(LimitKind::CpuTime), "{mode:?}");
+        // Promptness is asserted on CPU time above (a busy loop that is not stopped keeps
+        // accruing it). Wall time depends on the machine's load: it must be < 3.5 s when the
+        // loop had a core to itself; on a loaded machine (the loop got < 80 % of a core) it
+        // must still be far below the 30 s wall limit, i.e. the CPU limit ended the run.
+        let share = report.cpu_time.as_secs_f64() / report.wall_time.as_secs_f64();
         assert!(
-            report.wall_time < Duration::from_secs_f64(3.5),
-            "{mode:?}: returned after {:?}",
-            report.wall_time
+            report.wall_time < Duration::from_secs_f64(3.5)
+                || (share < 0.8 && report.wall_time < Duration::from_secs(15)),
+            "{mode:?}: returned after {:?} with {:?} CPU",
+            report.wall_time,
+            report.cpu_time
         );
+        if report.wall_time >= Duration::from_secs_f64(3.5) {
+            eprintln!(
+                "note: loaded machine, the loop got {:.0} % of a core",
+                share * 100.0
+            );
+        }
         assert!(
             report.cpu_time >= Duration::from_secs_f64(1.5)
-                && report.cpu_time < Duration::from_secs_f64(3.0),
+                && report.cpu_time < Duration::from_secs_f64(2.5),
             "{mode:?}: measured CPU {:?}",
             report.cpu_time
         );
