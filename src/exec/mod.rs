@@ -13,8 +13,16 @@
 //! - a child **cgroup v2** where the `memory` controller is delegated to this process's cgroup;
 //! - **sampling** of `/proc` otherwise: the tree is the process group plus everything reachable
 //!   by parent pid (and every process ever seen in it), CPU is the larger of the sampled sum and
-//!   `wait4`'s rusage of the main process, memory is the sampled sum of resident set sizes, and
-//!   the group is killed by the monitor when the sum reaches the limit.
+//!   `wait4`'s rusage of the main process, memory is the larger of the sampled sum of resident
+//!   set sizes and `wait4`'s `ru_maxrss`, and the group is killed by the monitor when the sum
+//!   reaches the limit (so a fast allocator may overshoot by what it allocates in one sampling
+//!   interval of 20 ms).
+//!
+//! Known limits of sampling: a process that is started and leaves the tree (double fork plus
+//! `setsid`) within one sampling interval is neither measured nor killed, and the CPU time of
+//! descendants that were re-parented to init and then ended is counted only up to their last
+//! sample. Cgroups have neither gap. With cgroup v1, memory includes the page cache the run
+//! caused (as in BenchExec), which the kernel reclaims before it OOM-kills.
 //!
 //! The CPU-time limit is for the whole tree: the monitor sends SIGTERM to every process of the
 //! run when the tree's CPU time reaches it and SIGKILL after [`Limits::grace`]. `RLIMIT_CPU` is
@@ -439,6 +447,8 @@ struct Exit {
     at: Instant,
     status: libc::c_int,
     rusage_cpu: Duration,
+    /// Largest resident set size of a single process among it and its waited-for descendants.
+    rusage_max_rss: u64,
 }
 
 fn timeval(tv: libc::timeval) -> Duration {
@@ -459,6 +469,7 @@ fn wait_for(pid: i32) -> Result<Exit, io::Error> {
                 at: Instant::now(),
                 status,
                 rusage_cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+                rusage_max_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
             });
         }
         let err = io::Error::last_os_error();
@@ -721,12 +732,11 @@ pub fn run_with(
                 term_sent = Some(now);
             }
         } else if let Some(t) = term_sent {
+            // SIGTERM was sent once; after the grace period everything gets SIGKILL (again
+            // at every interval, so that processes started in between die too).
             if now - t >= limits.grace || killed {
                 tracking.signal_all(pid, Signal::SIGKILL);
                 killed = true;
-            } else {
-                // Children started after the SIGTERM get it too.
-                tracking.signal_all(pid, Signal::SIGTERM);
             }
         } else if killed {
             tracking.signal_all(pid, Signal::SIGKILL);
@@ -750,7 +760,11 @@ pub fn run_with(
             cg.remove();
             (cpu, peak, oom)
         }
-        Tracking::Sampling(t) => (t.max_cpu.max(exit.rusage_cpu), Some(t.max_rss), false),
+        Tracking::Sampling(t) => (
+            t.max_cpu.max(exit.rusage_cpu),
+            Some(t.max_rss.max(exit.rusage_max_rss)),
+            false,
+        ),
     };
 
     let (exit_code, signal) = if libc::WIFEXITED(exit.status) {
