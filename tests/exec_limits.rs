@@ -402,3 +402,53 @@ fn finishing_after_breaking_the_limit_is_still_timeout() {
         assert_eq!(report.tool_status(), RunStatus::Done);
     }
 }
+
+#[test]
+fn existing_and_kept_work_directories() {
+    let base = tempfile::tempdir().expect("temp dir");
+    std::fs::write(base.path().join("input.txt"), "hello\n").expect("write input");
+    let mut cmd = sh("cat input.txt; echo made > output.txt");
+    cmd.workdir = WorkDir::Existing(base.path().to_path_buf());
+    let report = run_with(&cmd, &Limits::default(), MechanismChoice::Auto).expect("run");
+    assert_eq!(report.status, RunStatus::Done);
+    assert_eq!(report.stdout, b"hello\n");
+    assert!(report.workdir_kept);
+    assert_eq!(
+        std::fs::read_to_string(base.path().join("output.txt")).expect("output kept"),
+        "made\n"
+    );
+    assert_eq!(
+        std::fs::read(base.path().join(baton::exec::STDOUT_FILE)).expect("stdout file"),
+        b"hello\n"
+    );
+
+    let kept = base.path().join("new/run");
+    let report = run_with(
+        &ToolCommand {
+            workdir: WorkDir::Keep(kept.clone()),
+            ..sh("echo x > y")
+        },
+        &Limits::default(),
+        MechanismChoice::Auto,
+    )
+    .expect("run in kept dir");
+    assert_eq!(report.status, RunStatus::Done);
+    assert_eq!(report.workdir, kept);
+    assert!(kept.join("y").is_file());
+
+    let missing = base.path().join("does-not-exist");
+    let err = run_with(
+        &ToolCommand {
+            workdir: WorkDir::Existing(missing.clone()),
+            ..sh("true")
+        },
+        &Limits::default(),
+        MechanismChoice::Auto,
+    )
+    .expect_err("missing work directory must fail");
+    assert!(
+        matches!(&err, ExecError::WorkDir { path, .. } if *path == missing),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("does-not-exist"));
+}

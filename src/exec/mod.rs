@@ -49,7 +49,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{setrlimit, Resource};
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
@@ -524,7 +524,7 @@ impl Tracking {
 
 /// Rounds a duration up to whole seconds (for `RLIMIT_CPU`).
 fn ceil_secs(d: Duration) -> u64 {
-    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+    d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
 }
 
 /// Everything needed to start the tool process (possibly twice, see [`run_with`]).
@@ -626,9 +626,18 @@ pub fn run_with(
         }
         None => None,
     };
+    // A backstop per process, above the monitor's limit for the tree; never above the hard
+    // limit Baton itself has (an unprivileged process cannot raise it).
     let cpu_rlimit = limits.cpu_time.map(|cpu| {
-        let soft = ceil_secs(cpu) + 1;
-        (soft, soft + ceil_secs(limits.grace) + 1)
+        let own_hard = getrlimit(Resource::RLIMIT_CPU)
+            .map(|(_, hard)| hard)
+            .unwrap_or(libc::RLIM_INFINITY);
+        let soft = ceil_secs(cpu).saturating_add(1).min(own_hard);
+        let hard = soft
+            .saturating_add(ceil_secs(limits.grace))
+            .saturating_add(1)
+            .min(own_hard);
+        (soft, hard)
     });
     let spec = SpawnSpec {
         program: &program,
