@@ -151,6 +151,22 @@ fn unsupported_constructs_give_one_line_with_line_number() {
             "int main() {\n  int (*fp)(int) = 0;\n  return 0;\n}\n",
             "t.c:2: unsupported: function pointer",
         ),
+        (
+            "int y;\nint x = y;\nint main() { return 0; }\n",
+            "t.c:2: unsupported: non-constant initializer",
+        ),
+        (
+            "int f(int a, ...) { return a; }\nint main() { return f(1, 2); }\n",
+            "t.c:1: unsupported: variadic function `f`",
+        ),
+        (
+            "int main() {\n  __asm__(\"nop\");\n  return 0;\n}\n",
+            "t.c:2: unsupported: inline assembly",
+        ),
+        (
+            "int main() {\n  char *s;\n  s = \"abc\";\n  return 0;\n}\n",
+            "t.c:3: unsupported: string literal",
+        ),
     ];
     for (src, expected) in cases {
         assert_eq!(load_err(src), expected, "for:\n{src}");
@@ -465,4 +481,44 @@ fn data_model_changes_long_and_pointer_width() {
     assert_eq!(ty(&p64, "main::p"), Some(IntType::ULLONG));
     assert!(ops(&p32).contains(&"return 8;".to_string()));
     assert!(ops(&p64).contains(&"return 16;".to_string()));
+}
+
+#[test]
+fn loops_break_continue_and_unreachable_code() {
+    let p = load(
+        "int main() {\n  int x = 0;\n  while (1) {\n    x++;\n    if (x > 3) break;\n    if (x == 2) continue;\n    x += 2;\n  }\n  do { x--; } while (x > 0);\n  for (int i = 0; i < 2; i++) x++;\n  for (;;) { }\n  reach_error();\n  return x;\n}\n",
+    );
+    assert_eq!(p.locations.iter().filter(|l| l.loop_head).count(), 4);
+    // Code after the infinite loop is unreachable and dropped; the exit location stays.
+    assert!(!ops(&p).contains(&"reach_error();".to_string()));
+    assert!(p.locations.iter().all(|l| l.kind != LocationKind::Error));
+    assert_eq!(p.location(p.main().exit).kind, LocationKind::FunctionExit);
+    // `continue` in the while loop jumps back to the loop head.
+    let cont = edge_with(&p, "[(main::x == 2)]");
+    let head = p.edge(p.out_edges(cont.to)[0]).to;
+    assert!(p.location(head).loop_head);
+    // while (1) has only its feasible branch.
+    assert!(ops(&p).contains(&"[1]".to_string()));
+    assert!(!ops(&p).contains(&"[!1]".to_string()));
+}
+
+#[test]
+fn every_edge_has_a_source_line_in_the_program_file() {
+    let p =
+        load("int g;\nvoid h(int a) { g = a; }\nint main() {\n  h(1);\n  h(2);\n  return g;\n}\n");
+    assert!(p
+        .edges
+        .iter()
+        .all(|e| e.source.file == 0 && e.source.line >= 1));
+    let calls: Vec<u32> = p
+        .edges
+        .iter()
+        .filter(|e| matches!(e.op, Operation::Call { .. }))
+        .map(|e| e.source.line)
+        .collect();
+    assert_eq!(calls, vec![4, 5]);
+    let h = p.function(p.function_by_name("h").expect("h"));
+    assert_eq!(h.return_type, None);
+    assert!(h.return_var.is_none());
+    assert_eq!(p.in_edges(h.exit).len(), 1);
 }
