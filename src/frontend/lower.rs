@@ -4,6 +4,13 @@
 //! and `?:` in value context are hoisted into edges (writing temporaries) before the edge that
 //! uses their value, in left-to-right order. Conditions of `if`/loops become assume edges with
 //! short-circuit structure.
+//!
+//! Where C leaves the order of evaluation unspecified (operands of one operator, arguments of
+//! one call), every hoisted side effect of the expression happens before the pure remainder is
+//! evaluated: in `x * 100 + f()` a write of `x` by `f` is seen. gcc may choose differently;
+//! programs whose result depends on this have no single C meaning. Constant sub-expressions are
+//! folded (never ones with undefined behaviour), and code that cannot be reached from a
+//! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
 use super::types::{character_constant, integer_constant, CType};
@@ -987,7 +994,9 @@ impl<'a> Lowerer<'a> {
                                 if let Expression::Call(c) = &e.node {
                                     self.emit(Operation::Declare { var: v, init: None })?;
                                     self.pos = e.span.start;
-                                    self.call(c, Dest::Var(v, ty))?;
+                                    if self.call(c, Dest::Var(v, ty))?.is_none() {
+                                        return Err(self.malformed(e.span.start, "void value used"));
+                                    }
                                 } else {
                                     let val = self.rvalue(e)?;
                                     self.pos = id.span.start;
@@ -1833,7 +1842,9 @@ impl<'a> Lowerer<'a> {
                 let (x, t) = self.lvalue(&b.node.lhs)?;
                 let ty = self.value_type(&t, at)?;
                 if let Expression::Call(c) = &b.node.rhs.node {
-                    self.call(c, Dest::Var(x, ty))?;
+                    if self.call(c, Dest::Var(x, ty))?.is_none() {
+                        return Err(self.malformed(at, "void value used"));
+                    }
                 } else {
                     let v = self.rvalue(&b.node.rhs)?;
                     self.emit(Operation::Assign {
