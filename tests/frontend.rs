@@ -180,6 +180,8 @@ fn malformed_and_missing_input_are_errors() {
     assert!(!e.contains('\n'));
     let e = load_err("int main() {\n  return y;\n}\n");
     assert_eq!(e, "t.c:2: error: undeclared identifier `y`");
+    let e = load_err("void f(void) {}\nint main() {\n  int x = f();\n  return x;\n}\n");
+    assert_eq!(e, "t.c:3: error: void value used");
     let e = load_err("int f(void) { return 1; }\n");
     assert_eq!(e, "t.c: error: no function `main` defined");
     let e = load_err("int main() {\n  goto out;\n}\n");
