@@ -9,7 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "baton", version, about = "Conditional model checking of C programs")]
+#[command(
+    name = "baton",
+    version,
+    about = "Conditional model checking of C programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
