@@ -76,11 +76,7 @@ pub enum Assumption {
 #[derive(Debug, thiserror::Error)]
 pub enum ConditionError {
     #[error("condition is not well-formed (Def. 2.1): transition {index} goes from accepting state `{from}` to non-accepting state `{to}`")]
-    LeavesAccepting {
-        index: usize,
-        from: String,
-        to: String,
-    },
+    LeavesAccepting { index: usize, from: String, to: String },
     #[error("condition is malformed: {0}")]
     Malformed(String),
     #[error("condition belongs to program sha256 {expected} but the program given has {found}")]
@@ -132,9 +128,7 @@ impl ConditionAutomaton {
 
     /// True if the condition covers every path (its initial state is accepting).
     pub fn is_trivial_full(&self) -> bool {
-        self.states
-            .get(self.initial.index())
-            .is_some_and(|s| s.accepting)
+        self.states.get(self.initial.index()).is_some_and(|s| s.accepting)
     }
 
     /// True if the condition covers no path: no accepting state is reachable from the initial
@@ -240,9 +234,7 @@ impl ConditionAutomaton {
         self.transitions
             .iter()
             .filter(|t| {
-                t.assumption == Assumption::True
-                    && states.contains(&t.from)
-                    && t.edges.contains(&edge)
+                t.assumption == Assumption::True && states.contains(&t.from) && t.edges.contains(&edge)
             })
             .map(|t| t.to)
             .collect()
@@ -277,10 +269,7 @@ impl ConditionAutomaton {
         let mut work: Vec<StateId> = seen.iter().copied().collect();
         while let Some(q) = work.pop() {
             for t in &self.transitions {
-                if t.from == q
-                    && t.assumption == Assumption::True
-                    && !t.edges.is_empty()
-                    && seen.insert(t.to)
+                if t.from == q && t.assumption == Assumption::True && !t.edges.is_empty() && seen.insert(t.to)
                 {
                     work.push(t.to);
                 }
@@ -297,10 +286,7 @@ impl ConditionAutomaton {
         let mut mentioned = BTreeSet::new();
         for t in &self.transitions {
             mentioned.extend(t.edges.iter().copied().filter(|e| e.index() < total));
-            if t.assumption == Assumption::True
-                && !self.is_accepting(t.from)
-                && self.is_accepting(t.to)
-            {
+            if t.assumption == Assumption::True && !self.is_accepting(t.from) && self.is_accepting(t.to) {
                 frontier.extend(t.edges.iter().copied().filter(|e| e.index() < total));
             }
         }
@@ -377,9 +363,7 @@ impl ConditionAutomaton {
                 }
             }
         }
-        locs.into_iter()
-            .map(|l| format!("(pc = {l}) ⇒ false"))
-            .collect()
+        locs.into_iter().map(|l| format!("(pc = {l}) ⇒ false")).collect()
     }
 }
 
@@ -435,12 +419,7 @@ impl<'a> Cursor<'a> {
     pub fn step(&mut self, edge: EdgeId) {
         let mut next = BTreeSet::new();
         for q in &self.states {
-            for &i in self
-                .outgoing
-                .get(q.index())
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-            {
+            for &i in self.outgoing.get(q.index()).map(Vec::as_slice).unwrap_or(&[]) {
                 let t = &self.automaton.transitions[i];
                 if t.edges.contains(&edge) {
                     next.insert(t.to);
@@ -631,11 +610,7 @@ pub fn load(path: &Path, program: &Program) -> Result<ConditionAutomaton, Condit
 }
 
 /// Parses a condition from text in either format (detected by content) and validates it.
-pub fn parse(
-    text: &str,
-    source_name: &str,
-    program: &Program,
-) -> Result<ConditionAutomaton, ConditionError> {
+pub fn parse(text: &str, source_name: &str, program: &Program) -> Result<ConditionAutomaton, ConditionError> {
     match detect_format(text) {
         Some(Format::GraphMl) => graphml::read_graphml(text, source_name, program),
         Some(Format::CpaChecker) => cpachecker::read_cpachecker(text, source_name, program),
