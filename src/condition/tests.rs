@@ -99,6 +99,13 @@ fn covers_nondeterminism_and_initial_accepting() {
     assert_eq!(s.len(), 2);
     assert!(a.step(&s, EdgeId(2)).is_empty());
 
+    assert_eq!(a.transitions_from(StateId(0)).count(), 2);
+    assert_eq!("graphml".parse::<Format>(), Ok(Format::GraphMl));
+    assert_eq!(
+        Format::CpaChecker.to_string().parse::<Format>(),
+        Ok(Format::CpaChecker)
+    );
+    assert!("xml".parse::<Format>().is_err());
     let full = ConditionAutomaton::fully_verified(HASH);
     assert!(full.covers(&[]) && full.is_trivial_full() && !full.is_trivial_empty());
     let none = ConditionAutomaton::nothing_verified(HASH);
