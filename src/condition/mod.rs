@@ -464,7 +464,11 @@ impl<'a> Cursor<'a> {
         let runner = ConditionRunner::new(automaton);
         let states = runner.initial();
         let covered = runner.accepts(&states);
-        Cursor { runner, states, covered }
+        Cursor {
+            runner,
+            states,
+            covered,
+        }
     }
 
     /// Reads one CFA edge.

@@ -60,8 +60,8 @@ struct CgroupLine {
 }
 
 fn own_cgroups() -> Result<Vec<CgroupLine>, String> {
-    let text = fs::read_to_string("/proc/self/cgroup")
-        .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+    let text =
+        fs::read_to_string("/proc/self/cgroup").map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
     Ok(text
         .lines()
         .filter_map(|line| {
@@ -213,10 +213,7 @@ impl RunCgroup {
             }
         };
         if let Some(limit) = memory_limit {
-            write_file(
-                &cg.mem_dir.join("memory.limit_in_bytes"),
-                &limit.to_string(),
-            )?;
+            write_file(&cg.mem_dir.join("memory.limit_in_bytes"), &limit.to_string())?;
             let memsw = cg.mem_dir.join("memory.memsw.limit_in_bytes");
             if memsw.exists() {
                 write_file(&memsw, &limit.to_string())?;
@@ -293,9 +290,7 @@ impl RunCgroup {
     pub(crate) fn cpu_time(&self) -> Option<Duration> {
         match self.version {
             Version::V1 => {
-                let ns: u64 = read_trimmed(&self.cpu_dir.join("cpuacct.usage"))?
-                    .parse()
-                    .ok()?;
+                let ns: u64 = read_trimmed(&self.cpu_dir.join("cpuacct.usage"))?.parse().ok()?;
                 Some(Duration::from_nanos(ns))
             }
             Version::V2 => {
@@ -311,9 +306,7 @@ impl RunCgroup {
             Version::V1 => read_trimmed(&self.mem_dir.join("memory.usage_in_bytes"))?
                 .parse()
                 .ok(),
-            Version::V2 => read_trimmed(&self.mem_dir.join("memory.current"))?
-                .parse()
-                .ok(),
+            Version::V2 => read_trimmed(&self.mem_dir.join("memory.current"))?.parse().ok(),
         }
     }
 
@@ -363,9 +356,7 @@ impl RunCgroup {
             let pids = self.pids();
             let live: Vec<i32> = pids
                 .into_iter()
-                .filter(|&p| {
-                    super::procfs::read_stat(p).is_some_and(|s| s.state != b'Z' && s.state != b'X')
-                })
+                .filter(|&p| super::procfs::read_stat(p).is_some_and(|s| s.state != b'Z' && s.state != b'X'))
                 .collect();
             if live.is_empty() || Instant::now() >= deadline {
                 return live.len();

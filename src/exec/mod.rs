@@ -591,11 +591,7 @@ impl SpawnSpec<'_> {
 }
 
 /// Runs a tool under limits with the given mechanism preference; see the module documentation.
-pub fn run_with(
-    cmd: &ToolCommand,
-    limits: &Limits,
-    choice: MechanismChoice,
-) -> Result<RunReport, ExecError> {
+pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> Result<RunReport, ExecError> {
     let name = cmd.argv.first().ok_or(ExecError::EmptyCommand)?;
     let program = find_executable_os(name).ok_or_else(|| ExecError::NotFound {
         name: name.to_string_lossy().into_owned(),

@@ -169,8 +169,7 @@ impl TreeTracker {
 
 fn ticks_to_duration(ticks: u64, per_sec: u64) -> Duration {
     let per_sec = per_sec.max(1);
-    Duration::from_secs(ticks / per_sec)
-        + Duration::from_nanos((ticks % per_sec) * 1_000_000_000 / per_sec)
+    Duration::from_secs(ticks / per_sec) + Duration::from_nanos((ticks % per_sec) * 1_000_000_000 / per_sec)
 }
 
 #[cfg(test)]
