@@ -1,3 +1,4 @@
 //! Baton's native analyses on the CPA engine.
 
 pub mod explicit;
+pub mod predicate;
