@@ -687,3 +687,220 @@ impl SolverConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::semantics;
+    use crate::cfa::types::DataModel;
+    use crate::cfa::{FuncId, Scope, Variable};
+    use z3::ast::Ast;
+
+    const TYPES: [IntType; 9] = [
+        IntType::BOOL,
+        IntType::CHAR,
+        IntType::UCHAR,
+        IntType::SHORT,
+        IntType::USHORT,
+        IntType::INT,
+        IntType::UINT,
+        IntType::LLONG,
+        IntType::ULLONG,
+    ];
+    const PROMOTED: [IntType; 4] = [IntType::INT, IntType::UINT, IntType::LLONG, IntType::ULLONG];
+
+    /// xorshift64*: deterministic, no dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[self.below(xs.len())]
+        }
+        /// An interesting value of `ty`: boundaries, small numbers, or random bits.
+        fn value(&mut self, ty: IntType) -> i128 {
+            let v = match self.below(6) {
+                0 => ty.min(),
+                1 => ty.max(),
+                2 => self.pick(&[0, 1, -1, 2, -2, 7, -8]),
+                3 => ty.min() + self.below(3) as i128,
+                4 => ty.max() - self.below(3) as i128,
+                _ => i128::from(self.next() as i64),
+            };
+            ty.normalize(v)
+        }
+    }
+
+    fn program_with(vars: &[IntType]) -> Program {
+        Program {
+            files: vec!["test.c".into()],
+            hash: String::new(),
+            data_model: DataModel::ILP32,
+            variables: vars
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| Variable {
+                    name: format!("x{i}"),
+                    source_name: format!("x{i}"),
+                    ty: *ty,
+                    scope: Scope::Global,
+                    initial: 0,
+                    temporary: false,
+                })
+                .collect(),
+            functions: Vec::new(),
+            locations: Vec::new(),
+            edges: Vec::new(),
+            entry_function: FuncId(0),
+            out_edges: Vec::new(),
+            in_edges: Vec::new(),
+        }
+    }
+
+    /// Evaluates `expr` both ways and compares; returns false if the case had undefined
+    /// behaviour (then the encoding must flag it).
+    fn check(expr: &Expr, program: &Program, values: &[i128]) -> bool {
+        let env = |v: VarId| values[v.index()];
+        let expected = semantics::eval_concrete(expr, &env);
+        let ssa = SsaMap::new();
+        let mut enc = ExprEncoder::new(program, &ssa);
+        let term = enc.value(expr);
+        let cond = enc.condition(expr);
+        let subst: Vec<(BV, BV)> = program
+            .variables
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                (
+                    var_term(VarId(i as u32), v.ty, 0),
+                    bv_const(values[i], u32::from(v.ty.bits)),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
+        let ub = Bool::or(&enc.undefined).substitute(&pairs).simplify();
+        match expected {
+            Ok(v) => {
+                assert_eq!(ub.as_bool(), Some(false), "spurious UB for {expr} at {values:?}");
+                let got = term.substitute(&pairs).simplify();
+                assert_eq!(got.get_size(), u32::from(expr.ty.bits), "width of {expr}");
+                assert_eq!(bv_value(&got, expr.ty), Some(v), "value of {expr} at {values:?}");
+                let c = cond.substitute(&pairs).simplify();
+                assert_eq!(c.as_bool(), Some(v != 0), "condition {expr} at {values:?}");
+                true
+            }
+            Err(_) => {
+                assert_eq!(ub.as_bool(), Some(true), "missed UB for {expr} at {values:?}");
+                false
+            }
+        }
+    }
+
+    /// A leaf operand of type `ty`: the variable `id` (declared `ty`), or a cast of it from
+    /// another declared type.
+    fn operand(rng: &mut Rng, id: u32, ty: IntType, vars: &mut Vec<IntType>) -> Expr {
+        if rng.below(4) == 0 {
+            let from = rng.pick(&TYPES);
+            vars.push(from);
+            let _ = id;
+            Expr {
+                kind: ExprKind::Cast(Box::new(Expr::var(VarId(vars.len() as u32 - 1), from))),
+                ty,
+            }
+        } else {
+            vars.push(ty);
+            Expr::var(VarId(vars.len() as u32 - 1), ty)
+        }
+    }
+
+    #[test]
+    fn encoding_agrees_with_semantics() {
+        use BinaryOp::*;
+        let ops = [
+            Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Eq, Ne, Lt, Le, Gt, Ge,
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut defined, mut undefined) = (0, 0);
+        for case in 0..4000 {
+            let mut vars = Vec::new();
+            let expr = match case % 5 {
+                // Binary operators as the frontend produces them, and some odd typings.
+                0..=2 => {
+                    let op = ops[case % ops.len()];
+                    let odd = rng.below(5) == 0;
+                    let ta = if odd { rng.pick(&TYPES) } else { rng.pick(&PROMOTED) };
+                    let tb = if matches!(op, Shl | Shr) || odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        ta
+                    };
+                    let a = operand(&mut rng, 0, ta, &mut vars);
+                    let b = operand(&mut rng, 1, tb, &mut vars);
+                    let result = if op.is_comparison() {
+                        IntType::INT
+                    } else if odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        ta
+                    };
+                    Expr::binary(op, a, b, result)
+                }
+                3 => {
+                    let op = rng.pick(&[UnaryOp::Neg, UnaryOp::BitNot, UnaryOp::LogNot]);
+                    let t = rng.pick(&TYPES);
+                    let a = operand(&mut rng, 0, t, &mut vars);
+                    let result = match op {
+                        UnaryOp::LogNot => IntType::INT,
+                        _ if rng.below(4) == 0 => rng.pick(&TYPES),
+                        _ => t.promoted(),
+                    };
+                    Expr::unary(op, a, result)
+                }
+                _ => {
+                    let from = rng.pick(&TYPES);
+                    let to = rng.pick(&TYPES);
+                    vars.push(from);
+                    Expr {
+                        kind: ExprKind::Cast(Box::new(Expr::var(VarId(0), from))),
+                        ty: to,
+                    }
+                }
+            };
+            let program = program_with(&vars);
+            let mut values: Vec<i128> = vars.iter().map(|t| rng.value(*t)).collect();
+            // Shift amounts: mostly in range, sometimes out.
+            if let ExprKind::Binary(Shl | Shr, _, b) = &expr.kind {
+                if rng.below(4) != 0 {
+                    let last = values.len() - 1;
+                    values[last] = b.ty.normalize(rng.below(70) as i128);
+                    if let ExprKind::Cast(inner) = &b.kind {
+                        values[last] = inner.ty.normalize(rng.below(70) as i128);
+                    }
+                }
+            }
+            if check(&expr, &program, &values) {
+                defined += 1;
+            } else {
+                undefined += 1;
+            }
+        }
+        assert!(defined > 3000 && undefined > 50, "{defined} defined, {undefined} UB cases");
+    }
+
+    #[test]
+    fn wide_constants_round_trip() {
+        for (v, bits) in [(-1i128, 130u32), (1i128 << 70, 130), (-5, 64), (u64::MAX as i128, 64)] {
+            let c = bv_const(v, bits).simplify();
+            assert_eq!(c.get_size(), bits);
+            let low = c.extract(63, 0).simplify();
+            assert_eq!(low.as_u64(), Some(v as u64));
+        }
+    }
+}
