@@ -84,13 +84,7 @@ fn verify(program: &Program) -> (Verdict, Precision) {
                     });
                     continue;
                 }
-                let abs = boolean_abstraction(
-                    &pf,
-                    &precision.predicates_at(loc),
-                    program,
-                    &config,
-                    256,
-                );
+                let abs = boolean_abstraction(&pf, &precision.predicates_at(loc), program, &config, 256);
                 if abs.is_bottom() {
                     continue;
                 }
@@ -138,9 +132,7 @@ fn verify(program: &Program) -> (Verdict, Precision) {
                     }
                 }
             }
-            Refinement::NoProgress { .. } => {
-                return (Verdict::GaveUp("no progress".into()), precision)
-            }
+            Refinement::NoProgress { .. } => return (Verdict::GaveUp("no progress".into()), precision),
             Refinement::Unknown(why) => return (Verdict::GaveUp(why), precision),
         }
     }
@@ -347,8 +339,8 @@ fn boolean_abstraction_is_more_precise_than_cartesian() {
     let preds = vec![eq(1), eq(2)];
     let xt = baton::analyses::predicate::formula::var_term(x, ty, 0);
     let one_or_two = Bool::or(&[
-        xt.eq(&baton::analyses::predicate::formula::bv_const(1, 32)),
-        xt.eq(&baton::analyses::predicate::formula::bv_const(2, 32)),
+        xt.eq(baton::analyses::predicate::formula::bv_const(1, 32)),
+        xt.eq(baton::analyses::predicate::formula::bv_const(2, 32)),
     ]);
     let pf = PathFormula::empty().conjoin(&one_or_two);
     let cart = cartesian_abstraction(&pf, &preds, &program, &config);
@@ -367,7 +359,7 @@ fn boolean_abstraction_is_more_precise_than_cartesian() {
     assert_eq!(boolean_abstraction(&pf, &preds, &program, &config, 1), cart);
     // The state converted back to a formula excludes x == 3.
     let back = boolean.to_formula(&SsaMap::new(), &program);
-    let three = Bool::and(&[back, xt.eq(&baton::analyses::predicate::formula::bv_const(3, 32))]);
+    let three = Bool::and(&[back, xt.eq(baton::analyses::predicate::formula::bv_const(3, 32))]);
     assert!(matches!(config.check(&three), Satisfiability::Unsat));
 }
 

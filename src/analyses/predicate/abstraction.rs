@@ -45,12 +45,7 @@ impl Predicate {
                 };
                 Expr::binary(op, (**a).clone(), (**b).clone(), IntType::INT)
             }
-            _ => Expr::binary(
-                BinaryOp::Eq,
-                e.clone(),
-                Expr::constant(0, e.ty),
-                IntType::INT,
-            ),
+            _ => Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(0, e.ty), IntType::INT),
         };
         Some(Predicate { expr })
     }

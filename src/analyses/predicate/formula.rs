@@ -121,7 +121,11 @@ pub fn var_term(var: VarId, ty: IntType, index: u32) -> BV {
 /// A bit-vector constant of `bits` bits holding `value` modulo 2^bits.
 pub fn bv_const(value: i128, bits: u32) -> BV {
     if bits <= 64 {
-        let mask: u128 = if bits == 64 { u64::MAX as u128 } else { (1u128 << bits) - 1 };
+        let mask: u128 = if bits == 64 {
+            u64::MAX as u128
+        } else {
+            (1u128 << bits) - 1
+        };
         BV::from_u64(((value as u128) & mask) as u64, bits)
     } else {
         // Wider vectors only appear as intermediate results: build from two halves.
@@ -260,7 +264,7 @@ impl<'a> ExprEncoder<'a> {
             ExprKind::Const(v) => Bool::from_bool(*v != 0),
             _ => {
                 let v = self.value(expr);
-                v.eq(&bv_const(0, v.get_size())).not()
+                v.eq(bv_const(0, v.get_size())).not()
             }
         }
     }
@@ -312,7 +316,7 @@ impl<'a> ExprEncoder<'a> {
                     let bits = u32::from(a.ty.bits);
                     let min = bv_const(a.ty.min(), bits);
                     let minus_one_b = if b.ty.signed {
-                        y.eq(&bv_const(-1, y.get_size()))
+                        y.eq(bv_const(-1, y.get_size()))
                     } else {
                         Bool::from_bool(false)
                     };
@@ -350,12 +354,12 @@ impl<'a> ExprEncoder<'a> {
                 let in_range = if yw > 16 || (1u64 << yw) > u64::from(rbits) {
                     let limit = bv_const(i128::from(rbits), yw);
                     if b.ty.signed {
-                        Bool::and(&[y.bvsge(&bv_const(0, yw)), y.bvslt(&limit)])
+                        Bool::and(&[y.bvsge(bv_const(0, yw)), y.bvslt(&limit)])
                     } else {
                         y.bvult(&limit)
                     }
                 } else if b.ty.signed {
-                    y.bvsge(&bv_const(0, yw))
+                    y.bvsge(bv_const(0, yw))
                 } else {
                     Bool::from_bool(true)
                 };
@@ -425,7 +429,9 @@ impl PathFormula {
     pub fn program_start(program: &Program) -> PathFormula {
         let parts: Vec<Bool> = program
             .globals()
-            .map(|(id, v)| var_term(id, v.ty, 0).eq(&bv_const(v.ty.normalize(v.initial), u32::from(v.ty.bits))))
+            .map(|(id, v)| {
+                var_term(id, v.ty, 0).eq(bv_const(v.ty.normalize(v.initial), u32::from(v.ty.bits)))
+            })
             .collect();
         PathFormula::starting_with(Bool::and(&parts))
     }
@@ -510,7 +516,11 @@ impl PathFormula {
                         .ok_or(EncodeError::NoSuchVariable(var.0))?
                         .ty;
                     let v = eval(e, &self.ssa, &mut undefined);
-                    let v = if e.ty == ty { v } else { convert(&v, e.ty.signed, ty) };
+                    let v = if e.ty == ty {
+                        v
+                    } else {
+                        convert(&v, e.ty.signed, ty)
+                    };
                     conjuncts.push(assign(*var, v, &mut next)?);
                 }
                 Operation::Declare { var, init: None } => {
@@ -538,7 +548,7 @@ impl PathFormula {
                                 // The nondet value has type `ty`; the variable gets it
                                 // converted. Keep the value itself for replay.
                                 let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
-                                conjuncts.push(t.eq(&convert(&raw, ty.signed, vty)));
+                                conjuncts.push(t.eq(convert(&raw, ty.signed, vty)));
                                 raw
                             }
                         }
@@ -574,7 +584,14 @@ impl PathFormula {
                         .map(|(p, a)| {
                             let pty = program.variable(*p).ty;
                             let v = eval(a, &self.ssa, &mut undefined);
-                            (*p, if a.ty == pty { v } else { convert(&v, a.ty.signed, pty) })
+                            (
+                                *p,
+                                if a.ty == pty {
+                                    v
+                                } else {
+                                    convert(&v, a.ty.signed, pty)
+                                },
+                            )
                         })
                         .collect();
                     for (p, v) in values {
@@ -586,7 +603,11 @@ impl PathFormula {
                     if let (Some(e), Some(rv)) = (value, f.return_var) {
                         let rty = program.variable(rv).ty;
                         let v = eval(e, &self.ssa, &mut undefined);
-                        let v = if e.ty == rty { v } else { convert(&v, e.ty.signed, rty) };
+                        let v = if e.ty == rty {
+                            v
+                        } else {
+                            convert(&v, e.ty.signed, rty)
+                        };
                         conjuncts.push(assign(rv, v, &mut next)?);
                     }
                 }
@@ -679,11 +700,9 @@ impl SolverConfig {
                 None => Satisfiability::Unknown("no model for a satisfiable formula".into()),
             },
             SatResult::Unsat => Satisfiability::Unsat,
-            SatResult::Unknown => Satisfiability::Unknown(
-                solver
-                    .get_reason_unknown()
-                    .unwrap_or_else(|| "unknown".into()),
-            ),
+            SatResult::Unknown => {
+                Satisfiability::Unknown(solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()))
+            }
         }
     }
 }
@@ -835,7 +854,11 @@ mod tests {
                 0..=2 => {
                     let op = ops[case % ops.len()];
                     let odd = rng.below(5) == 0;
-                    let ta = if odd { rng.pick(&TYPES) } else { rng.pick(&PROMOTED) };
+                    let ta = if odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        rng.pick(&PROMOTED)
+                    };
                     let tb = if matches!(op, Shl | Shr) || odd {
                         rng.pick(&TYPES)
                     } else {
@@ -891,12 +914,20 @@ mod tests {
                 undefined += 1;
             }
         }
-        assert!(defined > 3000 && undefined > 50, "{defined} defined, {undefined} UB cases");
+        assert!(
+            defined > 3000 && undefined > 50,
+            "{defined} defined, {undefined} UB cases"
+        );
     }
 
     #[test]
     fn wide_constants_round_trip() {
-        for (v, bits) in [(-1i128, 130u32), (1i128 << 70, 130), (-5, 64), (u64::MAX as i128, 64)] {
+        for (v, bits) in [
+            (-1i128, 130u32),
+            (1i128 << 70, 130),
+            (-5, 64),
+            (u64::MAX as i128, 64),
+        ] {
             let c = bv_const(v, bits).simplify();
             assert_eq!(c.get_size(), bits);
             let low = c.extract(63, 0).simplify();

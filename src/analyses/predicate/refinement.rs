@@ -106,7 +106,11 @@ pub fn analyse(
         if i == 0 {
             parts.push(start.formula.clone());
         }
-        parts.extend(bad[i].iter().map(|c| ExprEncoder::new(program, &ssa).condition(c)));
+        parts.extend(
+            bad[i]
+                .iter()
+                .map(|c| ExprEncoder::new(program, &ssa).condition(c)),
+        );
         if matches!(config.check(&Bool::and(&parts)), Satisfiability::Unsat) {
             pivot = i;
             break;
@@ -149,7 +153,7 @@ fn counterexample(path: &PathFormula, model: z3::Model, config: &SolverConfig) -
     let zeros: Vec<Bool> = path
         .uninitialized
         .iter()
-        .map(|t| t.eq(&BV::from_u64(0, t.get_size())))
+        .map(|t| t.eq(BV::from_u64(0, t.get_size())))
         .collect();
     let strict = Bool::and(&[path.formula.clone(), no_ub.clone(), Bool::and(&zeros)]);
     if let Satisfiability::Sat(m) = config.check(&strict) {
