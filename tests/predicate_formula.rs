@@ -372,3 +372,41 @@ fn abstraction_of_an_infeasible_path_is_bottom() {
     let (verdict, _) = verify(&program);
     assert_eq!(verdict, Verdict::Safe);
 }
+
+/// On small sv-benchmarks tasks the CEGAR loop must never give a wrong verdict (it may give
+/// up). Needs `BATON_SV_BENCHMARKS`; skipped otherwise.
+#[test]
+fn sv_benchmarks_small_tasks_no_wrong_verdict() {
+    let Ok(root) = std::env::var("BATON_SV_BENCHMARKS") else {
+        eprintln!("BATON_SV_BENCHMARKS not set: skipping");
+        return;
+    };
+    let tasks = [
+        ("c/locks/test_locks_14-2.yml", false),
+        ("c/locks/test_locks_15-1.yml", false),
+        ("c/systemc/pc_sfifo_1.cil-1.yml", false),
+    ];
+    for (yml, expected) in tasks {
+        let yml_path = std::path::Path::new(&root).join(yml);
+        let text = std::fs::read_to_string(&yml_path).expect("task file");
+        let input = text
+            .lines()
+            .find_map(|l| l.strip_prefix("input_files: "))
+            .expect("input_files")
+            .trim_matches('\'');
+        let c_path = yml_path.parent().expect("folder").join(input);
+        let program = baton::frontend::load_program(&c_path, DataModel::ILP32).expect("frontend");
+        let started = std::time::Instant::now();
+        let (verdict, precision) = verify(&program);
+        eprintln!(
+            "{yml}: {verdict:?} with {} predicates in {:?}",
+            precision.len(),
+            started.elapsed()
+        );
+        match verdict {
+            Verdict::Safe => assert!(expected, "{yml}: wrong `true`"),
+            Verdict::Unsafe(_) => assert!(!expected, "{yml}: wrong `false`"),
+            Verdict::UnsafeOnlyWithUb | Verdict::GaveUp(_) => {}
+        }
+    }
+}
