@@ -6,7 +6,7 @@ use baton::analyses::predicate::abstraction::{
     boolean_abstraction, cartesian_abstraction, AbstractState, Precision, Predicate,
 };
 use baton::analyses::predicate::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
-use baton::analyses::predicate::refinement::{analyse, Block, Refinement};
+use baton::analyses::predicate::refinement::{analyse, Block, Refinement, RefinementOptions};
 use baton::cfa::expr::{BinaryOp, Expr};
 use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::types::{DataModel, IntType};
@@ -46,6 +46,10 @@ struct Node {
 /// A small CEGAR loop over the library API: explores paths, abstracts at loop heads and error
 /// locations with the Boolean abstraction, stops at covered states, analyses counterexamples.
 fn verify(program: &Program) -> (Verdict, Precision) {
+    verify_with(program, RefinementOptions::default())
+}
+
+fn verify_with(program: &Program, options: RefinementOptions) -> (Verdict, Precision) {
     let config = SolverConfig::default();
     let mut precision = Precision::new();
     for _round in 0..25 {
@@ -116,7 +120,7 @@ fn verify(program: &Program) -> (Verdict, Precision) {
         let Some(blocks) = counterexample else {
             return (Verdict::Safe, precision);
         };
-        match analyse(&blocks, &precision, program, &config).expect("encodable path") {
+        match analyse(&blocks, &precision, program, &config, options).expect("encodable path") {
             Refinement::Feasible(cex) => {
                 if cex.needs_undefined_behavior {
                     return (Verdict::UnsafeOnlyWithUb, precision);
@@ -302,22 +306,102 @@ fn repeated_refinement_of_the_same_path_reports_no_progress() {
             });
         }
     }
+    // Without minimisation one refinement adds every atom of the bad region at the loop head
+    // (`i < n` from the loop exit, `i < 0` from the error branch); refining the same path again
+    // finds nothing new.
     let mut precision = Precision::new();
-    match analyse(&blocks, &precision, &program, &config).expect("encodable") {
+    let plain = RefinementOptions::default();
+    match analyse(&blocks, &precision, &program, &config, plain).expect("encodable") {
         Refinement::Refined { pivot, predicates } => {
             assert_eq!(pivot, 0);
             assert_eq!(predicates.len(), 1);
             assert_eq!(predicates[0].location, blocks[1].start);
+            let mut texts: Vec<String> = predicates[0]
+                .predicates
+                .iter()
+                .map(|p| p.to_c(&program))
+                .collect();
+            texts.sort();
+            assert_eq!(texts, vec!["(i < 0)", "(i < n)"]);
             for p in &predicates[0].predicates {
                 precision.add(predicates[0].location, p.clone());
             }
         }
         other => panic!("expected a refinement, got {other:?}"),
     }
-    match analyse(&blocks, &precision, &program, &config).expect("encodable") {
+    match analyse(&blocks, &precision, &program, &config, plain).expect("encodable") {
         Refinement::NoProgress { pivot } => assert_eq!(pivot, 0),
         other => panic!("expected no progress, got {other:?}"),
     }
+    // If the analysis had tracked `!(i < 0)` at the loop head, the state there would already
+    // exclude the rest of the path: the pivot is that block, and nothing after it needs
+    // predicates.
+    let (i_var, i_ty) = var(&program, "i");
+    let negative = Predicate::from_condition(&Expr::binary(
+        BinaryOp::Lt,
+        Expr::var(i_var, i_ty),
+        Expr::int(0),
+        IntType::INT,
+    ))
+    .expect("a predicate");
+    let mut tracked = blocks.clone();
+    tracked[1].state = AbstractState {
+        cubes: vec![vec![baton::analyses::predicate::abstraction::Literal {
+            predicate: negative,
+            positive: false,
+        }]],
+    };
+    match analyse(&tracked, &Precision::new(), &program, &config, plain).expect("encodable") {
+        Refinement::NoProgress { pivot } => assert_eq!(pivot, 1),
+        other => panic!("expected no progress at pivot 1, got {other:?}"),
+    }
+    // Minimising keeps only `i < 0` (with `i = 0` before the loop head it alone excludes the
+    // error); the second round falls back to the remaining atom, the third finds nothing.
+    let minimize = RefinementOptions {
+        minimize_predicates: true,
+    };
+    let mut precision = Precision::new();
+    let mut rounds = Vec::new();
+    loop {
+        match analyse(&blocks, &precision, &program, &config, minimize).expect("encodable") {
+            Refinement::Refined { predicates, .. } => {
+                let mut texts = Vec::new();
+                for lp in predicates {
+                    for p in lp.predicates {
+                        texts.push(p.to_c(&program));
+                        precision.add(lp.location, p);
+                    }
+                }
+                rounds.push(texts);
+            }
+            Refinement::NoProgress { .. } => break,
+            other => panic!("expected a refinement, got {other:?}"),
+        }
+        assert!(rounds.len() < 5, "no convergence: {rounds:?}");
+    }
+    assert_eq!(
+        rounds,
+        vec![vec!["(i < 0)".to_string()], vec!["(i < n)".to_string()]]
+    );
+}
+
+#[test]
+fn minimised_refinement_proves_the_examples() {
+    let minimize = RefinementOptions {
+        minimize_predicates: true,
+    };
+    let counter = load(&format!(
+        "{PRELUDE}int main(void) {{ int i = 0; int n = __VERIFIER_nondet_int();\n\
+         while (i < n) {{ i++; }}\n if (i < 0) reach_error();\n return 0; }}\n"
+    ));
+    let (verdict, precision) = verify_with(&counter, minimize);
+    assert_eq!(verdict, Verdict::Safe);
+    assert_eq!(rendered(&precision, &counter), vec!["(i < 0)"]);
+    let equal = load(&format!(
+        "{PRELUDE}int main(void) {{ int x = __VERIFIER_nondet_int(); int y = x;\n\
+         while (__VERIFIER_nondet_int()) {{ x++; y++; }}\n if (x != y) reach_error();\n return 0; }}\n"
+    ));
+    assert_eq!(verify_with(&equal, minimize).0, Verdict::Safe);
 }
 
 #[test]

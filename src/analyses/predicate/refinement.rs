@@ -22,6 +22,7 @@ use crate::cfa::types::IntType;
 use crate::cfa::{LocId, Operation, Program, VarId};
 use crate::cpa::Step;
 use z3::ast::{Bool, BV};
+use z3::SatResult;
 
 /// A piece of an abstract counterexample between two abstraction points.
 #[derive(Debug, Clone)]
@@ -80,6 +81,16 @@ pub enum Refinement {
 /// makes the bad region weaker (fewer predicates), never unsound.
 const MAX_ATOM_SIZE: usize = 400;
 
+/// Choices of the refinement procedure.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RefinementOptions {
+    /// Keep only the bad-region atoms of a chain of unsat cores (see [`core_atoms`]) instead
+    /// of all of them. Fewer predicates per refinement, but more refinements: on
+    /// `pc_sfifo_1.cil-1` with a restarting CEGAR loop 11 predicates in 6 refinements (54 s)
+    /// against 18 predicates in 3 refinements (4 s) without. Off by default.
+    pub minimize_predicates: bool,
+}
+
 /// Analyses the abstract counterexample `blocks` (the first one starts at program start, the
 /// last one ends at the error location) against the current `precision`.
 pub fn analyse(
@@ -87,6 +98,7 @@ pub fn analyse(
     precision: &Precision,
     program: &Program,
     config: &SolverConfig,
+    options: RefinementOptions,
 ) -> Result<Refinement, EncodeError> {
     let start = PathFormula::program_start(program);
     let path = start.extend_all(blocks.iter().flat_map(|b| b.steps.iter().copied()), program)?;
@@ -117,14 +129,50 @@ pub fn analyse(
         }
     }
 
+    let minimal = if options.minimize_predicates {
+        let core = core_atoms(blocks, &bad, pivot, &start, program, config)?;
+        new_predicates(blocks, &bad, Some(&core), pivot, precision, program)
+    } else {
+        Vec::new()
+    };
+    let predicates = if minimal.is_empty() {
+        // Not minimising, or the minimal atoms are tracked already (e.g. the analysis fell
+        // back to the Cartesian abstraction somewhere): every atom of the bad regions.
+        new_predicates(blocks, &bad, None, pivot, precision, program)
+    } else {
+        minimal
+    };
+    if predicates.is_empty() {
+        Ok(Refinement::NoProgress { pivot })
+    } else {
+        Ok(Refinement::Refined { pivot, predicates })
+    }
+}
+
+/// True if `atom` can be a predicate: no Skolem constants, some program variable.
+fn usable_atom(atom: &Expr, program: &Program) -> bool {
     let nvars = program.variables.len();
-    let mut predicates = Vec::new();
+    !atom.vars().iter().any(|v| v.index() >= nvars) && Predicate::from_condition(atom).is_some()
+}
+
+/// The predicates for each boundary after the pivot that are not in the precision yet: the
+/// atoms chosen by `core` where it has a choice for the boundary, else every usable atom.
+fn new_predicates(
+    blocks: &[Block],
+    bad: &[Vec<Expr>],
+    core: Option<&[Option<Vec<Expr>>]>,
+    pivot: usize,
+    precision: &Precision,
+    program: &Program,
+) -> Vec<LocationPredicates> {
+    let mut out = Vec::new();
     for (i, block) in blocks.iter().enumerate().skip(pivot + 1) {
+        let atoms: Vec<&Expr> = match core.and_then(|c| c.get(i)).and_then(Option::as_ref) {
+            Some(chosen) => chosen.iter().collect(),
+            None => bad[i].iter().filter(|a| usable_atom(a, program)).collect(),
+        };
         let mut new: Vec<Predicate> = Vec::new();
-        for atom in &bad[i] {
-            if atom.vars().iter().any(|v| v.index() >= nvars) {
-                continue;
-            }
+        for atom in atoms {
             if let Some(p) = Predicate::from_condition(atom) {
                 if !precision.contains(block.start, &p) && !new.contains(&p) {
                     new.push(p);
@@ -132,18 +180,70 @@ pub fn analyse(
             }
         }
         if !new.is_empty() {
-            predicates.push(LocationPredicates {
+            out.push(LocationPredicates {
                 location: block.start,
                 block: i,
                 predicates: new,
             });
         }
     }
-    if predicates.is_empty() {
-        Ok(Refinement::NoProgress { pivot })
+    out
+}
+
+/// Chooses, for each boundary after the pivot, a subset of its bad-region atoms that still
+/// rules the path out, by a chain of unsat cores: with `S` the negated chosen atoms of the
+/// previous boundary (the pivot's abstract state at first), the atoms chosen for boundary `j`
+/// are an unsat core of `S ∧ block(j-1) ∧ atoms(j)`. A Boolean abstraction tracking the chosen
+/// atoms then implies the negation of their conjunction at every boundary, so the path stays
+/// excluded with far fewer predicates. Where the chain breaks (a core needs Skolem atoms, the
+/// solver cannot decide) the remaining boundaries get `None`: use all atoms there.
+fn core_atoms(
+    blocks: &[Block],
+    bad: &[Vec<Expr>],
+    pivot: usize,
+    start: &PathFormula,
+    program: &Program,
+    config: &SolverConfig,
+) -> Result<Vec<Option<Vec<Expr>>>, EncodeError> {
+    let mut out = vec![None; blocks.len()];
+    let ssa0 = SsaMap::new();
+    let mut state = Some(if pivot == 0 {
+        Bool::and(&[start.formula.clone(), blocks[0].state.to_formula(&ssa0, program)])
     } else {
-        Ok(Refinement::Refined { pivot, predicates })
+        blocks[pivot].state.to_formula(&ssa0, program)
+    });
+    for j in pivot + 1..blocks.len() {
+        let Some(s) = state.take() else { break };
+        let pf = PathFormula::starting_with(s).extend_all(blocks[j - 1].steps.iter().copied(), program)?;
+        let atoms: Vec<&Expr> = bad[j].iter().filter(|a| usable_atom(a, program)).collect();
+        let solver = config.solver();
+        solver.assert(&pf.formula);
+        let literals: Vec<Bool> = atoms
+            .iter()
+            .map(|a| {
+                let l = Bool::fresh_const("atom");
+                solver.assert(l.implies(ExprEncoder::new(program, &pf.ssa).condition(a)));
+                l
+            })
+            .collect();
+        if solver.check_assumptions(&literals) != SatResult::Unsat {
+            break;
+        }
+        let core = solver.get_unsat_core();
+        let chosen: Vec<Expr> = atoms
+            .iter()
+            .zip(&literals)
+            .filter(|(_, l)| core.contains(l))
+            .map(|(a, _)| (*a).clone())
+            .collect();
+        let conj: Vec<Bool> = chosen
+            .iter()
+            .map(|a| ExprEncoder::new(program, &ssa0).condition(a))
+            .collect();
+        state = Some(Bool::and(&conj).not());
+        out[j] = Some(chosen);
     }
+    Ok(out)
 }
 
 /// Builds the counterexample from a model of the whole path, preferring models without
