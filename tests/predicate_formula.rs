@@ -439,6 +439,8 @@ fn boolean_abstraction_is_more_precise_than_cartesian() {
             || c == "(!(x == 1) && (x == 2)) || ((x == 1) && !(x == 2))",
         "{c}"
     );
+    // As a witness invariant in `main` (x is a local of main) nothing is left out.
+    assert_eq!(boolean.invariant_c(&program, program.entry_function), c);
     // With a limit of one assignment the Boolean abstraction falls back to Cartesian.
     assert_eq!(boolean_abstraction(&pf, &preds, &program, &config, 1), cart);
     // The state converted back to a formula excludes x == 3.
@@ -493,4 +495,38 @@ fn sv_benchmarks_small_tasks_no_wrong_verdict() {
             Verdict::UnsafeOnlyWithUb | Verdict::GaveUp(_) => {}
         }
     }
+}
+
+#[test]
+fn witness_invariants_leave_out_unnameable_variables() {
+    let program = load(&format!(
+        "{PRELUDE}int g;\nint f(int a) {{ return a; }}\n\
+         int main(void) {{ int x = __VERIFIER_nondet_int(); return f(x) + g; }}\n"
+    ));
+    let (x, xt) = var(&program, "x");
+    let (a, at) = var(&program, "a");
+    let (g, gt) = var(&program, "g");
+    let lit =
+        |v: VarId, t: IntType, c: i128, positive: bool| baton::analyses::predicate::abstraction::Literal {
+            predicate: Predicate::from_condition(&Expr::binary(
+                BinaryOp::Lt,
+                Expr::var(v, t),
+                Expr::int(c),
+                IntType::INT,
+            ))
+            .expect("a predicate"),
+            positive,
+        };
+    let state = AbstractState {
+        cubes: vec![
+            vec![lit(x, xt, 1, true), lit(g, gt, 2, false)],
+            vec![lit(a, at, 3, true)],
+        ],
+    };
+    let main = program.entry_function;
+    let f = program.function_by_name("f").expect("f");
+    // The second cube loses its only literal in main: the invariant is `true`.
+    assert_eq!(state.invariant_c(&program, main), "1");
+    assert_eq!(state.invariant_c(&program, f), "(!(g < 2)) || ((a < 3))");
+    assert_eq!(state.to_c(&program), "((x < 1) && !(g < 2)) || ((a < 3))");
 }

@@ -9,7 +9,7 @@
 use super::formula::{ExprEncoder, PathFormula, Satisfiability, SolverConfig, SsaMap};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::types::IntType;
-use crate::cfa::{LocId, Program, VarId};
+use crate::cfa::{FuncId, LocId, Program, Scope, VarId};
 use std::collections::HashMap;
 use std::fmt;
 use z3::ast::Bool;
@@ -258,6 +258,30 @@ impl AbstractState {
         }
         let parts: Vec<String> = self.cubes.iter().map(|c| format!("({})", cube(c))).collect();
         parts.join(" || ")
+    }
+}
+
+impl AbstractState {
+    /// The state as an invariant for a correctness witness at a location of function `func`:
+    /// like [`AbstractState::to_c`], but literals over variables a witness cannot name there
+    /// (frontend temporaries, locals of other functions) are left out. Leaving a literal out
+    /// of a cube only weakens the formula, so the result is still an invariant.
+    pub fn invariant_c(&self, program: &Program, func: FuncId) -> String {
+        let nameable = |p: &Predicate| {
+            p.vars().iter().all(|v| {
+                program.variables.get(v.index()).is_some_and(|x| {
+                    !x.temporary && (x.scope == Scope::Global || x.scope == Scope::Local(func))
+                })
+            })
+        };
+        let weakened = AbstractState {
+            cubes: self
+                .cubes
+                .iter()
+                .map(|c| c.iter().filter(|l| nameable(&l.predicate)).cloned().collect())
+                .collect(),
+        };
+        weakened.to_c(program)
     }
 }
 
