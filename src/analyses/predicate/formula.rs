@@ -921,6 +921,17 @@ mod tests {
     }
 
     #[test]
+    fn system_z3_agrees_with_the_bindings() {
+        use z3::SortKind;
+        assert!(z3::full_version().contains('.'), "Z3 {}", z3::full_version());
+        assert_eq!(BV::new_const("k", 8).get_sort().kind(), SortKind::Bv);
+        assert_eq!(Bool::new_const("b").get_sort().kind(), SortKind::Bool);
+        let s = SolverConfig::default();
+        assert!(matches!(s.check(&Bool::from_bool(false)), Satisfiability::Unsat));
+        assert!(matches!(s.check(&Bool::from_bool(true)), Satisfiability::Sat(_)));
+    }
+
+    #[test]
     fn wide_constants_round_trip() {
         for (v, bits) in [
             (-1i128, 130u32),
