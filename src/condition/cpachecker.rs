@@ -35,8 +35,9 @@
 //!   edges leaving other locations cannot be taken at this point of the path at all. Both are
 //!   correctly covered, so Baton represents the line faithfully: a transition whose edge set is
 //!   every CFA edge not matched by the state's earlier transitions.
-//! - If no transition matches, CPAchecker's observer automata stay in their state; Baton's
-//!   reader does not add such self-loops: the run stops, which covers fewer paths (sound).
+//! - When no transition matches, a CPAchecker observer automaton may keep its state; Baton's
+//!   reader adds no such self-loops: the run stops, which covers fewer paths (sound either
+//!   way). Files CPAchecker writes end every state in `TRUE -> …`, so this never arises there.
 //! - `MATCH "text"` is resolved by statement text: an edge matches if Baton's rendering of its
 //!   operation equals the text up to white space, parentheses and the `function::` qualifiers
 //!   of local variable names (assume edges also without their brackets). Matching by text
@@ -86,9 +87,7 @@ pub fn write_cpachecker(automaton: &ConditionAutomaton, program: &Program) -> St
     let _ = writeln!(out, "// programhash: {}", automaton.program_hash);
     out.push_str("// producer: Baton\n");
     out.push_str("// A Baton condition automaton in CPAchecker's AssumptionAutomaton syntax.\n");
-    out.push_str(
-        "// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n",
-    );
+    out.push_str("// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n");
     out.push_str("OBSERVER AUTOMATON AssumptionAutomaton\n\n");
     let _ = writeln!(
         out,
@@ -193,9 +192,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
                 let mut j = i + 1;
                 loop {
                     match chars.get(j) {
-                        None | Some('\n') => {
-                            return Err((start_line, "unterminated string".into()))
-                        }
+                        None | Some('\n') => return Err((start_line, "unterminated string".into())),
                         Some('"') => break,
                         Some('\\') => {
                             match chars.get(j + 1) {
@@ -394,17 +391,15 @@ fn baton_transitions(
     for s in raw_states {
         let from = ids[s.name.as_str()];
         if s.use_first {
-            return Err(err(
-                s.line,
-                "USEFIRST in a file marked `producer: Baton`".into(),
-            ));
+            return Err(err(s.line, "USEFIRST in a file marked `producer: Baton`".into()));
         }
         for t in &s.transitions {
             let to = target_of(t)?;
             let Some((k, edge)) = t.baton else {
                 return Err(err(
                     t.line,
-                    "transition without `// baton: transition K edge N` in a file marked `producer: Baton`".into(),
+                    "transition without `// baton: transition K edge N` in a file marked `producer: Baton`"
+                        .into(),
                 ));
             };
             let entry = by_index.entry(k).or_insert_with(|| {
@@ -735,9 +730,7 @@ impl Parser<'_> {
         }
         let (name, _) = self.word()?;
         let colon_line = self.expect(Tok::Colon)?;
-        let accepting_comment = self
-            .baton_comment(colon_line)
-            .is_some_and(|c| c == "accepting");
+        let accepting_comment = self.baton_comment(colon_line).is_some_and(|c| c == "accepting");
         let mut transitions = Vec::new();
         loop {
             // Comment-only lines of empty Baton transitions.
@@ -795,10 +788,7 @@ impl Parser<'_> {
             t => {
                 return Err(self.err(
                     line,
-                    format!(
-                        "unsupported trigger {} (only TRUE and MATCH \"…\")",
-                        show(&t)
-                    ),
+                    format!("unsupported trigger {} (only TRUE and MATCH \"…\")", show(&t)),
                 ))
             }
         };
@@ -820,10 +810,7 @@ impl Parser<'_> {
             let (t, _) = self.next()?;
             return Err(self.err(
                 l,
-                format!(
-                    "unsupported action {} (only ASSUME {{…}} GOTO state)",
-                    show(&t)
-                ),
+                format!("unsupported action {} (only ASSUME {{…}} GOTO state)", show(&t)),
             ));
         }
         self.next()?;

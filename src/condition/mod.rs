@@ -17,6 +17,7 @@
 //! `AssumptionAutomaton` text format); [`load`] detects the format by content.
 
 pub mod cpachecker;
+pub mod from_arg;
 pub mod graphml;
 
 use crate::cfa::{EdgeId, Operation, Program};
@@ -76,11 +77,7 @@ pub enum Assumption {
 #[derive(Debug, thiserror::Error)]
 pub enum ConditionError {
     #[error("condition is not well-formed (Def. 2.1): transition {index} goes from accepting state `{from}` to non-accepting state `{to}`")]
-    LeavesAccepting {
-        index: usize,
-        from: String,
-        to: String,
-    },
+    LeavesAccepting { index: usize, from: String, to: String },
     #[error("condition is malformed: {0}")]
     Malformed(String),
     #[error("condition belongs to program sha256 {expected} but the program given has {found}")]
@@ -132,9 +129,7 @@ impl ConditionAutomaton {
 
     /// True if the condition covers every path (its initial state is accepting).
     pub fn is_trivial_full(&self) -> bool {
-        self.states
-            .get(self.initial.index())
-            .is_some_and(|s| s.accepting)
+        self.states.get(self.initial.index()).is_some_and(|s| s.accepting)
     }
 
     /// True if the condition covers no path: no accepting state is reachable from the initial
@@ -229,23 +224,14 @@ impl ConditionAutomaton {
         Ok(())
     }
 
+    /// The transitions leaving `q`, in order.
+    pub fn transitions_from(&self, q: StateId) -> impl Iterator<Item = &Transition> + '_ {
+        self.transitions.iter().filter(move |t| t.from == q)
+    }
+
     /// The set of states a run starts in.
     pub fn start_states(&self) -> BTreeSet<StateId> {
         BTreeSet::from([self.initial])
-    }
-
-    /// One step of the set-of-states simulation: every state reachable from `states` by one
-    /// transition with assumption `true` whose edge set contains `edge`.
-    pub fn step(&self, states: &BTreeSet<StateId>, edge: EdgeId) -> BTreeSet<StateId> {
-        self.transitions
-            .iter()
-            .filter(|t| {
-                t.assumption == Assumption::True
-                    && states.contains(&t.from)
-                    && t.edges.contains(&edge)
-            })
-            .map(|t| t.to)
-            .collect()
     }
 
     /// True if some state of `states` is accepting.
@@ -277,10 +263,7 @@ impl ConditionAutomaton {
         let mut work: Vec<StateId> = seen.iter().copied().collect();
         while let Some(q) = work.pop() {
             for t in &self.transitions {
-                if t.from == q
-                    && t.assumption == Assumption::True
-                    && !t.edges.is_empty()
-                    && seen.insert(t.to)
+                if t.from == q && t.assumption == Assumption::True && !t.edges.is_empty() && seen.insert(t.to)
                 {
                     work.push(t.to);
                 }
@@ -297,10 +280,7 @@ impl ConditionAutomaton {
         let mut mentioned = BTreeSet::new();
         for t in &self.transitions {
             mentioned.extend(t.edges.iter().copied().filter(|e| e.index() < total));
-            if t.assumption == Assumption::True
-                && !self.is_accepting(t.from)
-                && self.is_accepting(t.to)
-            {
+            if t.assumption == Assumption::True && !self.is_accepting(t.from) && self.is_accepting(t.to) {
                 frontier.extend(t.edges.iter().copied().filter(|e| e.index() < total));
             }
         }
@@ -377,9 +357,7 @@ impl ConditionAutomaton {
                 }
             }
         }
-        locs.into_iter()
-            .map(|l| format!("(pc = {l}) ⇒ false"))
-            .collect()
+        locs.into_iter().map(|l| format!("(pc = {l}) ⇒ false")).collect()
     }
 }
 
@@ -397,22 +375,18 @@ pub(crate) fn describe_edge(program: &Program, e: EdgeId) -> String {
     }
 }
 
-/// Follows one path through a condition automaton (set-of-states simulation of Def. 2.2).
-///
-/// `covered()` stays true once some prefix was covered; `is_dead()` says no run is left, so the
-/// path can never become covered (unless it already is).
+/// Runs a condition automaton as a set-of-states simulation (Def. 2.2), with the transitions
+/// indexed by source state. The reducer, guide mode and [`Cursor`] all step through this.
 #[derive(Debug, Clone)]
-pub struct Cursor<'a> {
+pub struct ConditionRunner<'a> {
     automaton: &'a ConditionAutomaton,
     /// Outgoing transitions with assumption `true`, per state.
     outgoing: Vec<Vec<usize>>,
-    states: BTreeSet<StateId>,
-    covered: bool,
 }
 
-impl<'a> Cursor<'a> {
-    /// A cursor at the start of a path.
-    pub fn new(automaton: &'a ConditionAutomaton) -> Cursor<'a> {
+impl<'a> ConditionRunner<'a> {
+    /// Indexes the automaton's transitions.
+    pub fn new(automaton: &'a ConditionAutomaton) -> ConditionRunner<'a> {
         let mut outgoing = vec![Vec::new(); automaton.states.len()];
         for (i, t) in automaton.transitions.iter().enumerate() {
             if t.assumption == Assumption::True {
@@ -421,11 +395,77 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
-        let states = automaton.start_states();
-        let covered = automaton.any_accepting(&states);
+        ConditionRunner { automaton, outgoing }
+    }
+
+    /// The automaton this runner steps through.
+    pub fn automaton(&self) -> &'a ConditionAutomaton {
+        self.automaton
+    }
+
+    /// The set of states a run starts in.
+    pub fn initial(&self) -> BTreeSet<StateId> {
+        self.automaton.start_states()
+    }
+
+    /// Every state reachable from `states` by one transition with assumption `true` whose edge
+    /// set contains `edge`; empty when every run stops.
+    pub fn step(&self, states: &BTreeSet<StateId>, edge: EdgeId) -> BTreeSet<StateId> {
+        let mut next = BTreeSet::new();
+        for q in states {
+            for &i in self.outgoing.get(q.index()).map(Vec::as_slice).unwrap_or(&[]) {
+                let t = &self.automaton.transitions[i];
+                if t.edges.contains(&edge) {
+                    next.insert(t.to);
+                }
+            }
+        }
+        next
+    }
+
+    /// True if some state of `states` is accepting: the path so far is covered.
+    pub fn accepts(&self, states: &BTreeSet<StateId>) -> bool {
+        self.automaton.any_accepting(states)
+    }
+}
+
+impl crate::cpa::engine::Guide for ConditionRunner<'_> {
+    fn initial(&self) -> BTreeSet<StateId> {
+        ConditionRunner::initial(self)
+    }
+
+    fn step(&self, states: &BTreeSet<StateId>, step: crate::cpa::Step) -> BTreeSet<StateId> {
+        match step {
+            crate::cpa::Step::Edge(e) => ConditionRunner::step(self, states, e),
+            // Returns are silent for conditions.
+            crate::cpa::Step::Return { .. } => states.clone(),
+        }
+    }
+
+    fn accepts(&self, states: &BTreeSet<StateId>) -> bool {
+        ConditionRunner::accepts(self, states)
+    }
+}
+
+/// Follows one path through a condition automaton (set-of-states simulation of Def. 2.2).
+///
+/// `covered()` stays true once some prefix was covered; `is_dead()` says no run is left, so the
+/// path can never become covered (unless it already is).
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    runner: ConditionRunner<'a>,
+    states: BTreeSet<StateId>,
+    covered: bool,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of a path.
+    pub fn new(automaton: &'a ConditionAutomaton) -> Cursor<'a> {
+        let runner = ConditionRunner::new(automaton);
+        let states = runner.initial();
+        let covered = runner.accepts(&states);
         Cursor {
-            automaton,
-            outgoing,
+            runner,
             states,
             covered,
         }
@@ -433,22 +473,8 @@ impl<'a> Cursor<'a> {
 
     /// Reads one CFA edge.
     pub fn step(&mut self, edge: EdgeId) {
-        let mut next = BTreeSet::new();
-        for q in &self.states {
-            for &i in self
-                .outgoing
-                .get(q.index())
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-            {
-                let t = &self.automaton.transitions[i];
-                if t.edges.contains(&edge) {
-                    next.insert(t.to);
-                }
-            }
-        }
-        self.states = next;
-        if self.automaton.any_accepting(&self.states) {
+        self.states = self.runner.step(&self.states, edge);
+        if self.runner.accepts(&self.states) {
             self.covered = true;
         }
     }
@@ -608,6 +634,28 @@ pub enum Format {
     CpaChecker,
 }
 
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::GraphMl => "graphml",
+            Format::CpaChecker => "cpachecker",
+        })
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "graphml" => Ok(Format::GraphMl),
+            "cpachecker" | "spc" => Ok(Format::CpaChecker),
+            other => Err(format!(
+                "unknown condition format `{other}` (expected graphml or cpachecker)"
+            )),
+        }
+    }
+}
+
 /// Guesses the format from the text: XML starts with `<`, CPAchecker's contains `AUTOMATON`.
 pub fn detect_format(text: &str) -> Option<Format> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
@@ -631,11 +679,7 @@ pub fn load(path: &Path, program: &Program) -> Result<ConditionAutomaton, Condit
 }
 
 /// Parses a condition from text in either format (detected by content) and validates it.
-pub fn parse(
-    text: &str,
-    source_name: &str,
-    program: &Program,
-) -> Result<ConditionAutomaton, ConditionError> {
+pub fn parse(text: &str, source_name: &str, program: &Program) -> Result<ConditionAutomaton, ConditionError> {
     match detect_format(text) {
         Some(Format::GraphMl) => graphml::read_graphml(text, source_name, program),
         Some(Format::CpaChecker) => cpachecker::read_cpachecker(text, source_name, program),

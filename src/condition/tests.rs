@@ -95,10 +95,18 @@ fn covers_nondeterminism_and_initial_accepting() {
     c.step(EdgeId(7)); // no transition: run dies, path stays covered
     assert!(c.is_dead() && c.covered());
     // step() on sets
-    let s = a.step(&a.start_states(), EdgeId(0));
+    let runner = ConditionRunner::new(&a);
+    let s = runner.step(&a.start_states(), EdgeId(0));
     assert_eq!(s.len(), 2);
-    assert!(a.step(&s, EdgeId(2)).is_empty());
+    assert!(runner.step(&s, EdgeId(2)).is_empty());
 
+    assert_eq!(a.transitions_from(StateId(0)).count(), 2);
+    assert_eq!("graphml".parse::<Format>(), Ok(Format::GraphMl));
+    assert_eq!(
+        Format::CpaChecker.to_string().parse::<Format>(),
+        Ok(Format::CpaChecker)
+    );
+    assert!("xml".parse::<Format>().is_err());
     let full = ConditionAutomaton::fully_verified(HASH);
     assert!(full.covers(&[]) && full.is_trivial_full() && !full.is_trivial_empty());
     let none = ConditionAutomaton::nothing_verified(HASH);
@@ -156,12 +164,7 @@ fn union_covers_what_any_covers() {
     // b verifies the then branch only
     let b = ConditionAutomaton {
         program_hash: HASH.into(),
-        states: vec![
-            st("p0", false),
-            st("p1", false),
-            st("p2", false),
-            st("pT", true),
-        ],
+        states: vec![st("p0", false), st("p1", false), st("p2", false), st("pT", true)],
         initial: StateId(0),
         transitions: vec![
             tr(0, &[0], Assumption::True, 1),
@@ -205,9 +208,7 @@ fn summary_counts_and_share() {
     assert!(text.contains("partially covered"), "{text}");
     assert!(text.contains("covered share of CFA edges: 8.3%"), "{text}");
     assert_eq!(
-        ConditionAutomaton::fully_verified(HASH)
-            .summary(&p)
-            .covered_edges,
+        ConditionAutomaton::fully_verified(HASH).summary(&p).covered_edges,
         12
     );
     let r = example().render(&p);
@@ -263,18 +264,12 @@ fn graphml_round_trip() {
         assert_eq!(parse(&text, "c.graphml", &p).unwrap(), a);
     }
     let text = graphml::write_graphml(&rich(), &p);
-    assert!(
-        text.contains("<data key=\"enterFunction\">f</data>"),
-        "{text}"
-    );
+    assert!(text.contains("<data key=\"enterFunction\">f</data>"), "{text}");
     assert!(
         text.contains("<data key=\"control\">condition-false</data>"),
         "{text}"
     );
-    assert!(
-        text.contains("<data key=\"returnFrom\">main</data>"),
-        "{text}"
-    );
+    assert!(text.contains("<data key=\"returnFrom\">main</data>"), "{text}");
     assert!(text.contains("<data key=\"programhash\">"), "{text}");
 }
 
@@ -312,9 +307,7 @@ fn load_detects_format_from_file() {
         std::fs::write(&path, text).unwrap();
         assert_eq!(load(&path, &p).unwrap(), rich());
     }
-    let err = load(&dir.path().join("missing"), &p)
-        .unwrap_err()
-        .to_string();
+    let err = load(&dir.path().join("missing"), &p).unwrap_err().to_string();
     assert!(err.contains("missing"), "{err}");
     assert!(parse("hello", "x", &p).is_err());
 }
@@ -434,8 +427,7 @@ fn graphml_foreign_resolution_by_line() {
 fn cpachecker_errors() {
     let p = program();
     let good = cpachecker::write_cpachecker(&example(), &p);
-    let line_of =
-        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let line_of = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let bad = good.replacen("GOTO q1;", "GOTO q1", 1);
     let (l, m) = parse_err(cpachecker::read_cpachecker(&bad, "a.txt", &p));
     assert_eq!(l, line_of(&bad, "STATE q1"), "{m}");
@@ -523,10 +515,7 @@ END AUTOMATON
     // unknown statement text leading to __FALSE: error (dropping it would cover the edge)
     let bad = text.replace("MATCH \"x = 1;\"", "MATCH \"y = 1;\"");
     let (l, m) = parse_err(cpachecker::read_cpachecker(&bad, "a", &p));
-    assert_eq!(
-        l,
-        bad.lines().position(|x| x.contains("y = 1")).unwrap() + 1
-    );
+    assert_eq!(l, bad.lines().position(|x| x.contains("y = 1")).unwrap() + 1);
     assert!(m.contains("names no CFA edge"), "{m}");
     // unknown statement text leading to __TRUE: dropped (sound)
     let ok = text.replace(
@@ -574,8 +563,77 @@ END AUTOMATON
         "MATCH \"x=1;\" -> GOTO B;\n    TRUE -> GOTO __TRUE;",
     );
     let c = cpachecker::read_cpachecker(&t3, "a", &p2).unwrap();
-    assert_eq!(
-        c.transitions.iter().filter(|t| t.edges.len() == 2).count(),
-        1
-    );
+    assert_eq!(c.transitions.iter().filter(|t| t.edges.len() == 2).count(), 1);
+}
+
+/// Def. 2.2 literally: is there a run on some prefix ending in an accepting state, with every
+/// transition reading the path's edge and having assumption true?
+fn covers_by_definition(a: &ConditionAutomaton, path: &[EdgeId]) -> bool {
+    fn search(a: &ConditionAutomaton, path: &[EdgeId], q: StateId) -> bool {
+        if a.is_accepting(q) {
+            return true;
+        }
+        let Some((&g, rest)) = path.split_first() else {
+            return false;
+        };
+        a.transitions.iter().any(|t| {
+            t.from == q && t.edges.contains(&g) && t.assumption == Assumption::True && search(a, rest, t.to)
+        })
+    }
+    search(a, path, a.initial)
+}
+
+/// Random well-formed automata and random paths: the set simulation agrees with Def. 2.2,
+/// and both formats keep the meaning.
+#[test]
+fn covers_agrees_with_definition_on_random_automata() {
+    let p = program();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut previous: Option<ConditionAutomaton> = None;
+    for round in 0..300 {
+        let n = 1 + next(5) as u32;
+        let states: Vec<ConditionState> = (0..n).map(|i| st(&format!("r{i}"), next(4) == 0)).collect();
+        let mut transitions = Vec::new();
+        for _ in 0..next(10) {
+            let from = next(n as u64) as u32;
+            let mut to = next(n as u64) as u32;
+            if states[from as usize].accepting && !states[to as usize].accepting {
+                to = from;
+            }
+            let edges: Vec<u32> = (0..1 + next(3)).map(|_| next(4) as u32).collect();
+            let assumption = if next(5) == 0 {
+                Assumption::False
+            } else {
+                Assumption::True
+            };
+            transitions.push(tr(from, &edges, assumption, to));
+        }
+        let a = ConditionAutomaton {
+            program_hash: HASH.into(),
+            states,
+            initial: StateId(next(n as u64) as u32),
+            transitions,
+        };
+        a.validate(&p).unwrap();
+        let g = graphml::read_graphml(&graphml::write_graphml(&a, &p), "r", &p).unwrap();
+        let c = cpachecker::read_cpachecker(&cpachecker::write_cpachecker(&a, &p), "r", &p).unwrap();
+        for _ in 0..20 {
+            let path: Vec<EdgeId> = (0..next(6)).map(|_| EdgeId(next(4) as u32)).collect();
+            let expected = covers_by_definition(&a, &path);
+            assert_eq!(a.covers(&path), expected, "round {round}: {a:?} {path:?}");
+            assert_eq!(g.covers(&path), expected);
+            assert_eq!(c.covers(&path), expected);
+            if let Some(prev) = &previous {
+                let u = union(&[prev.clone(), a.clone()]).unwrap();
+                assert_eq!(u.covers(&path), expected || prev.covers(&path));
+            }
+        }
+        previous = Some(a);
+    }
 }

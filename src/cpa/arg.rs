@@ -21,7 +21,7 @@ impl NodeId {
 
 /// The state of a condition automaton used as a guide: the set of automaton states a
 /// (possibly nondeterministic) run can be in; empty once every run has stopped.
-pub type GuideStates = BTreeSet<u32>;
+pub type GuideStates = BTreeSet<crate::condition::StateId>;
 
 /// Where a node stands in the exploration.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,6 +4,13 @@
 //! and `?:` in value context are hoisted into edges (writing temporaries) before the edge that
 //! uses their value, in left-to-right order. Conditions of `if`/loops become assume edges with
 //! short-circuit structure.
+//!
+//! Where C leaves the order of evaluation unspecified (operands of one operator, arguments of
+//! one call), every hoisted side effect of the expression happens before the pure remainder is
+//! evaluated: in `x * 100 + f()` a write of `x` by `f` is seen. gcc may choose differently;
+//! programs whose result depends on this have no single C meaning. Constant sub-expressions are
+//! folded (never ones with undefined behaviour), and code that cannot be reached from a
+//! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
 use super::types::{character_constant, integer_constant, CType};
@@ -12,20 +19,24 @@ use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
 use crate::cfa::types::{DataModel, IntType};
 use crate::cfa::{
-    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc,
-    VarId, Variable,
+    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc, VarId,
+    Variable,
 };
 use lang_c::ast::{
-    BinaryOperator, BlockItem, CallExpression, Constant, Declaration, DeclarationSpecifier,
-    Declarator, DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, ExternalDeclaration,
-    ForInitializer, FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement,
-    StorageClassSpecifier, TypeName, TypeSpecifier, UnaryOperator,
+    BinaryOperator, BlockItem, CallExpression, Constant, Declaration, DeclarationSpecifier, Declarator,
+    DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, ExternalDeclaration, ForInitializer,
+    FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement, StorageClassSpecifier, TypeName,
+    TypeSpecifier, UnaryOperator,
 };
 use lang_c::driver::{parse_preprocessed, Config};
 use lang_c::span::Node;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 type Result<T> = std::result::Result<T, FrontendError>;
+
+/// For a value-returning call: the variable the edge writes, the value of the call expression,
+/// and a variable to convert the result into afterwards.
+type CallDest = (Option<VarId>, Option<Expr>, Option<(VarId, IntType)>);
 
 /// Names with fixed meaning (sv-benchmarks conventions); their definitions are not lowered.
 fn is_special(name: &str) -> bool {
@@ -153,28 +164,22 @@ struct Lowerer<'a> {
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
-pub(crate) fn lower(
-    name: &str,
-    preprocessed: &str,
-    model: DataModel,
-    hash: String,
-) -> Result<Program> {
+pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
-    let parse =
-        parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
-            let p = lines.pos(e.offset);
-            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
-            expected.sort_unstable();
-            FrontendError::Malformed {
-                file: lines.file_name(p.file).to_string(),
-                line: p.line,
-                message: one_line(&format!(
-                    "syntax error at column {}, expected one of {}",
-                    p.column,
-                    expected.join(" ")
-                )),
-            }
-        })?;
+    let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
+        let p = lines.pos(e.offset);
+        let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+        expected.sort_unstable();
+        FrontendError::Malformed {
+            file: lines.file_name(p.file).to_string(),
+            line: p.line,
+            message: one_line(&format!(
+                "syntax error at column {}, expected one of {}",
+                p.column,
+                expected.join(" ")
+            )),
+        }
+    })?;
     let mut l = Lowerer {
         model,
         lines: &lines,
@@ -258,12 +263,10 @@ impl<'a> Lowerer<'a> {
         if self.fs.is_none() {
             return Err(self.unsupported(pos, "non-constant initializer"));
         }
-        self.fs
-            .as_mut()
-            .ok_or_else(|| FrontendError::Program {
-                file: String::new(),
-                message: "internal: no function".into(),
-            })
+        self.fs.as_mut().ok_or_else(|| FrontendError::Program {
+            file: String::new(),
+            message: "internal: no function".into(),
+        })
     }
 
     fn new_loc_in(&mut self, func: FuncId, kind: LocationKind) -> LocId {
@@ -302,12 +305,7 @@ impl<'a> Lowerer<'a> {
 
     fn edge_from(&mut self, from: LocId, op: Operation, to: LocId) {
         let source = self.src(self.pos);
-        self.edges.push(Edge {
-            from,
-            to,
-            op,
-            source,
-        });
+        self.edges.push(Edge { from, to, op, source });
     }
 
     /// Emits `op` from the current location to a fresh one, which becomes current.
@@ -381,31 +379,23 @@ impl<'a> Lowerer<'a> {
     // ----- types ----------------------------------------------------------------------------
 
     /// Resolves type specifiers (registering enumerators) into a base type.
-    fn base_type<'n>(
-        &mut self,
-        specs: impl Iterator<Item = &'n Node<TypeSpecifier>>,
-        offset: usize,
-    ) -> Result<CType> {
-        let (mut void, mut char_, mut short, mut long, mut signed, mut unsigned, mut bool_) =
-            (false, false, false, 0, false, false, false);
-        let mut int = false;
+    fn base_type<'n>(&mut self, specs: impl Iterator<Item = &'n Node<TypeSpecifier>>) -> Result<CType> {
+        let (mut void, mut char_, mut short, mut long, mut unsigned, mut bool_) =
+            (false, false, false, 0, false, false);
         let mut other: Option<CType> = None;
         for s in specs {
             match &s.node {
                 TypeSpecifier::Void => void = true,
                 TypeSpecifier::Char => char_ = true,
                 TypeSpecifier::Short => short = true,
-                TypeSpecifier::Int => int = true,
+                TypeSpecifier::Int | TypeSpecifier::Signed => {}
                 TypeSpecifier::Long => long += 1,
-                TypeSpecifier::Signed => signed = true,
                 TypeSpecifier::Unsigned => unsigned = true,
                 TypeSpecifier::Bool => bool_ = true,
                 TypeSpecifier::Float | TypeSpecifier::Double | TypeSpecifier::TS18661Float(_) => {
                     other = Some(CType::Unsupported("floating-point type".into()))
                 }
-                TypeSpecifier::Complex => {
-                    other = Some(CType::Unsupported("complex type".into()))
-                }
+                TypeSpecifier::Complex => other = Some(CType::Unsupported("complex type".into())),
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
                     let kind = match st.node.kind.node {
@@ -420,19 +410,15 @@ impl<'a> Lowerer<'a> {
                 TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
                     Some(Sym::Typedef(t)) => other = Some(t.clone()),
                     _ => {
-                        return Err(
-                            self.malformed(id.span.start, format!("unknown type `{}`", id.node.name))
-                        )
+                        return Err(self.malformed(id.span.start, format!("unknown type `{}`", id.node.name)))
                     }
                 },
                 TypeSpecifier::TypeOf(_) => other = Some(CType::Unsupported("typeof".into())),
             }
         }
-        let _ = offset;
         if let Some(t) = other {
             return Ok(t);
         }
-        let _ = int;
         Ok(if void {
             CType::Void
         } else if bool_ {
@@ -440,17 +426,9 @@ impl<'a> Lowerer<'a> {
         } else if char_ {
             CType::Int(if unsigned { IntType::UCHAR } else { IntType::CHAR })
         } else if short {
-            CType::Int(if unsigned {
-                IntType::USHORT
-            } else {
-                IntType::SHORT
-            })
+            CType::Int(if unsigned { IntType::USHORT } else { IntType::SHORT })
         } else if long >= 2 {
-            CType::Int(if unsigned {
-                IntType::ULLONG
-            } else {
-                IntType::LLONG
-            })
+            CType::Int(if unsigned { IntType::ULLONG } else { IntType::LLONG })
         } else if long == 1 {
             CType::Int(if unsigned {
                 self.model.ulong()
@@ -458,7 +436,6 @@ impl<'a> Lowerer<'a> {
                 self.model.long()
             })
         } else {
-            let _ = signed;
             CType::Int(if unsigned { IntType::UINT } else { IntType::INT })
         })
     }
@@ -480,10 +457,7 @@ impl<'a> Lowerer<'a> {
                 None => next,
             };
             if !IntType::INT.contains(v) {
-                return Err(self.unsupported(
-                    e.span.start,
-                    "enumerator value outside the range of int",
-                ));
+                return Err(self.unsupported(e.span.start, "enumerator value outside the range of int"));
             }
             negative |= v < 0;
             self.bind(&e.node.identifier.node.name, Sym::Const(v));
@@ -499,7 +473,6 @@ impl<'a> Lowerer<'a> {
     fn decl_specs(
         &mut self,
         specs: &[Node<DeclarationSpecifier>],
-        offset: usize,
     ) -> Result<(CType, Option<StorageClassSpecifier>)> {
         let mut storage = None;
         let mut tys = Vec::new();
@@ -510,7 +483,7 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
-        Ok((self.base_type(tys.into_iter(), offset)?, storage))
+        Ok((self.base_type(tys.into_iter())?, storage))
     }
 
     fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {
@@ -519,26 +492,22 @@ impl<'a> Lowerer<'a> {
             _ => None,
         });
         let specs: Vec<&Node<TypeSpecifier>> = specs.collect();
-        let base = self.base_type(specs.into_iter(), tn.span.start)?;
+        let base = self.base_type(specs.into_iter())?;
         match &tn.node.declarator {
             None => Ok(base),
             Some(d) => match self.declarator(base, d)?.1 {
                 Declared::Object(t) => Ok(t),
-                Declared::Function { .. } => {
-                    Err(self.unsupported(d.span.start, "function type"))
-                }
+                Declared::Function { .. } => Err(self.unsupported(d.span.start, "function type")),
             },
         }
     }
 
     /// Applies a declarator to a base type: name and what is declared.
     fn declarator(&mut self, base: CType, d: &Node<Declarator>) -> Result<(Option<String>, Declared)> {
-        let has = |d: &Declarator, f: &dyn Fn(&DerivedDeclarator) -> bool| {
-            d.derived.iter().any(|x| f(&x.node))
-        };
-        let is_ptr = |x: &DerivedDeclarator| {
-            matches!(x, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_))
-        };
+        let has =
+            |d: &Declarator, f: &dyn Fn(&DerivedDeclarator) -> bool| d.derived.iter().any(|x| f(&x.node));
+        let is_ptr =
+            |x: &DerivedDeclarator| matches!(x, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_));
         let is_array = |x: &DerivedDeclarator| matches!(x, DerivedDeclarator::Array(_));
         let is_fn = |x: &DerivedDeclarator| {
             matches!(
@@ -584,15 +553,13 @@ impl<'a> Lowerer<'a> {
                         DerivedDeclarator::Function(fd) => {
                             let mut params = Vec::new();
                             for p in &fd.node.parameters {
-                                let (pt, _) = self.decl_specs(&p.node.specifiers, p.span.start)?;
+                                let (pt, _) = self.decl_specs(&p.node.specifiers)?;
                                 let (pname, pd) = match &p.node.declarator {
                                     Some(pd) => self.declarator(pt, pd)?,
                                     None => (None, Declared::Object(pt)),
                                 };
                                 let pty = match pd {
-                                    Declared::Object(CType::Unsupported(s)) if s == "array" => {
-                                        CType::Ptr
-                                    }
+                                    Declared::Object(CType::Unsupported(s)) if s == "array" => CType::Ptr,
                                     Declared::Object(t) => t,
                                     Declared::Function { .. } => {
                                         CType::Unsupported("function pointer".into())
@@ -600,19 +567,13 @@ impl<'a> Lowerer<'a> {
                                 };
                                 params.push((pname, pty));
                             }
-                            if params.len() == 1 && params[0].0.is_none() && params[0].1 == CType::Void
-                            {
+                            if params.len() == 1 && params[0].0.is_none() && params[0].1 == CType::Void {
                                 params.clear();
                             }
                             (Some(params), matches!(fd.node.ellipsis, Ellipsis::Some))
                         }
                         DerivedDeclarator::KRFunction(ids) if ids.is_empty() => (None, false),
-                        _ => {
-                            return Err(self.unsupported(
-                                d.span.start,
-                                "K&R-style function definition",
-                            ))
-                        }
+                        _ => return Err(self.unsupported(d.span.start, "K&R-style function definition")),
                     };
                     return Ok((
                         name,
@@ -646,7 +607,13 @@ impl<'a> Lowerer<'a> {
 
     // ----- declarations ---------------------------------------------------------------------
 
-    fn register_function(&mut self, name: &str, ret: CType, params: Option<Vec<(Option<String>, CType)>>, variadic: bool) {
+    fn register_function(
+        &mut self,
+        name: &str,
+        ret: CType,
+        params: Option<Vec<(Option<String>, CType)>>,
+        variadic: bool,
+    ) {
         let entry = self.funcs.entry(name.to_string()).or_insert(FuncInfo {
             ret: ret.clone(),
             params: None,
@@ -663,7 +630,7 @@ impl<'a> Lowerer<'a> {
 
     fn global_declaration(&mut self, d: &Node<Declaration>) -> Result<()> {
         self.pos = d.span.start;
-        let (base, storage) = self.decl_specs(&d.node.specifiers, d.span.start)?;
+        let (base, storage) = self.decl_specs(&d.node.specifiers)?;
         for id in &d.node.declarators {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
@@ -675,14 +642,24 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
                     self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
                 }
-                (_, Declared::Function {
-                    ret,
-                    params,
-                    variadic,
-                }) => self.register_function(&name, ret, params, variadic),
+                (
+                    _,
+                    Declared::Function {
+                        ret,
+                        params,
+                        variadic,
+                    },
+                ) => self.register_function(&name, ret, params, variadic),
                 (storage, Declared::Object(t)) => {
                     let is_extern = matches!(storage, Some(StorageClassSpecifier::Extern));
-                    self.global_variable(&name, &name, t, id.node.initializer.as_ref(), is_extern, id.span.start)?;
+                    self.global_variable(
+                        &name,
+                        &name,
+                        t,
+                        id.node.initializer.as_ref(),
+                        is_extern,
+                        id.span.start,
+                    )?;
                 }
             }
         }
@@ -707,9 +684,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.const_eval(e)?;
                     ty.normalize(v)
                 }
-                Initializer::List(_) => {
-                    return Err(self.unsupported(i.span.start, "initializer list"))
-                }
+                Initializer::List(_) => return Err(self.unsupported(i.span.start, "initializer list")),
             }),
         };
         let id = match self.globals.get(unique) {
@@ -765,7 +740,7 @@ impl<'a> Lowerer<'a> {
 
     fn register_definition(&mut self, fd: &Node<FunctionDefinition>) -> Result<Option<FuncId>> {
         self.pos = fd.span.start;
-        let (base, _) = self.decl_specs(&fd.node.specifiers, fd.span.start)?;
+        let (base, _) = self.decl_specs(&fd.node.specifiers)?;
         let (name, declared) = self.declarator(base, &fd.node.declarator)?;
         let name = name.ok_or_else(|| self.malformed(fd.span.start, "function without a name"))?;
         let Declared::Function {
@@ -857,8 +832,7 @@ impl<'a> Lowerer<'a> {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
         for (pname, pty) in info.params.clone().unwrap_or_default() {
-            let pname =
-                pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
+            let pname = pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {
@@ -897,7 +871,7 @@ impl<'a> Lowerer<'a> {
 
     fn local_declaration(&mut self, d: &Node<Declaration>) -> Result<()> {
         self.pos = d.span.start;
-        let (base, storage) = self.decl_specs(&d.node.specifiers, d.span.start)?;
+        let (base, storage) = self.decl_specs(&d.node.specifiers)?;
         for id in &d.node.declarators {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
@@ -909,11 +883,14 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
                     self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
                 }
-                (_, Declared::Function {
-                    ret,
-                    params,
-                    variadic,
-                }) => {
+                (
+                    _,
+                    Declared::Function {
+                        ret,
+                        params,
+                        variadic,
+                    },
+                ) => {
                     self.register_function(&name, ret, params, variadic);
                     self.bind(&name, Sym::Func);
                 }
@@ -956,7 +933,9 @@ impl<'a> Lowerer<'a> {
                                 if let Expression::Call(c) = &e.node {
                                     self.emit(Operation::Declare { var: v, init: None })?;
                                     self.pos = e.span.start;
-                                    self.call(c, Dest::Var(v, ty))?;
+                                    if self.call(c, Dest::Var(v, ty))?.is_none() {
+                                        return Err(self.malformed(e.span.start, "void value used"));
+                                    }
                                 } else {
                                     let val = self.rvalue(e)?;
                                     self.pos = id.span.start;
@@ -1026,9 +1005,7 @@ impl<'a> Lowerer<'a> {
                         }
                         sw.cases.push((v, l));
                     }
-                    Label::CaseRange(_) => {
-                        return Err(self.unsupported(s.span.start, "case range"))
-                    }
+                    Label::CaseRange(_) => return Err(self.unsupported(s.span.start, "case range")),
                     Label::Default => {
                         let l = self.new_loc()?;
                         self.goto(l)?;
@@ -1094,7 +1071,14 @@ impl<'a> Lowerer<'a> {
                 for (value, target) in sw.cases {
                     let cond = Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(value, ty), IntType::INT);
                     let next = self.new_loc()?;
-                    self.edge_from(at, Operation::Assume { cond: cond.clone(), branch: true }, target);
+                    self.edge_from(
+                        at,
+                        Operation::Assume {
+                            cond: cond.clone(),
+                            branch: true,
+                        },
+                        target,
+                    );
                     self.edge_from(at, Operation::Assume { cond, branch: false }, next);
                     at = next;
                 }
@@ -1323,7 +1307,9 @@ impl<'a> Lowerer<'a> {
                     Ok((v, t))
                 }
                 Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
-                None => Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name))),
+                None => {
+                    Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name)))
+                }
             },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 Err(self.unsupported(e.span.start, "pointer dereference (*)"))
@@ -1436,8 +1422,22 @@ impl<'a> Lowerer<'a> {
                             (IntType::common(a.e.ty, b.e.ty), false)
                         };
                         let t = self.temp(ty)?;
-                        self.edge_from(end1, Operation::Assign { lhs: t, rhs: a.e.cast(ty) }, join);
-                        self.edge_from(end2, Operation::Assign { lhs: t, rhs: b.e.cast(ty) }, join);
+                        self.edge_from(
+                            end1,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: a.e.cast(ty),
+                            },
+                            join,
+                        );
+                        self.edge_from(
+                            end2,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: b.e.cast(ty),
+                            },
+                            join,
+                        );
                         Some(Val {
                             e: Expr::var(t, ty),
                             ptr,
@@ -1503,9 +1503,7 @@ impl<'a> Lowerer<'a> {
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Negate => CType::Int(IntType::INT),
                 UnaryOperator::Address => CType::Ptr,
-                UnaryOperator::Indirection => {
-                    return Err(self.unsupported(at, "pointer dereference (*)"))
-                }
+                UnaryOperator::Indirection => return Err(self.unsupported(at, "pointer dereference (*)")),
                 UnaryOperator::Plus | UnaryOperator::Minus | UnaryOperator::Complement => {
                     match self.type_of(&u.node.operand)? {
                         CType::Int(t) => CType::Int(t.promoted()),
@@ -1517,15 +1515,27 @@ impl<'a> Lowerer<'a> {
             Expression::BinaryOperator(b) => {
                 use BinaryOperator as B;
                 match b.node.operator.node {
-                    B::Less | B::Greater | B::LessOrEqual | B::GreaterOrEqual | B::Equals
-                    | B::NotEquals | B::LogicalAnd | B::LogicalOr => CType::Int(IntType::INT),
+                    B::Less
+                    | B::Greater
+                    | B::LessOrEqual
+                    | B::GreaterOrEqual
+                    | B::Equals
+                    | B::NotEquals
+                    | B::LogicalAnd
+                    | B::LogicalOr => CType::Int(IntType::INT),
                     B::Index => return Err(self.unsupported(at, "array subscript")),
                     B::ShiftLeft | B::ShiftRight => match self.type_of(&b.node.lhs)? {
                         CType::Int(t) => CType::Int(t.promoted()),
                         t => t,
                     },
-                    B::Multiply | B::Divide | B::Modulo | B::Plus | B::Minus | B::BitwiseAnd
-                    | B::BitwiseXor | B::BitwiseOr => {
+                    B::Multiply
+                    | B::Divide
+                    | B::Modulo
+                    | B::Plus
+                    | B::Minus
+                    | B::BitwiseAnd
+                    | B::BitwiseXor
+                    | B::BitwiseOr => {
                         let l = self.type_of(&b.node.lhs)?;
                         let r = self.type_of(&b.node.rhs)?;
                         match (l, r) {
@@ -1585,7 +1595,6 @@ impl<'a> Lowerer<'a> {
                 };
                 let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
-                self.pos_keep(at);
                 if post && used {
                     let tmp = self.temp(ty)?;
                     self.emit(Operation::Assign {
@@ -1630,9 +1639,6 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
-
-    /// Edges keep the statement position; nothing to do but document the intent.
-    fn pos_keep(&mut self, _at: usize) {}
 
     fn arith(&self, op: BinaryOp, a: Val, b: Val, at: usize) -> Result<Val> {
         if op.is_comparison() {
@@ -1722,8 +1728,22 @@ impl<'a> Lowerer<'a> {
                 };
                 self.cond(&whole, t_l, f_l)?;
                 let tmp = self.temp(IntType::INT)?;
-                self.edge_from(t_l, Operation::Assign { lhs: tmp, rhs: Expr::int(1) }, join);
-                self.edge_from(f_l, Operation::Assign { lhs: tmp, rhs: Expr::int(0) }, join);
+                self.edge_from(
+                    t_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(1),
+                    },
+                    join,
+                );
+                self.edge_from(
+                    f_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(0),
+                    },
+                    join,
+                );
                 self.set_cur(Some(join))?;
                 Ok(Some(Val {
                     e: Expr::var(tmp, IntType::INT),
@@ -1734,7 +1754,9 @@ impl<'a> Lowerer<'a> {
                 let (x, t) = self.lvalue(&b.node.lhs)?;
                 let ty = self.value_type(&t, at)?;
                 if let Expression::Call(c) = &b.node.rhs.node {
-                    self.call(c, Dest::Var(x, ty))?;
+                    if self.call(c, Dest::Var(x, ty))?.is_none() {
+                        return Err(self.malformed(at, "void value used"));
+                    }
                 } else {
                     let v = self.rvalue(&b.node.rhs)?;
                     self.emit(Operation::Assign {
@@ -1796,7 +1818,7 @@ impl<'a> Lowerer<'a> {
 
     /// Where a value-returning call writes: the variable to name in the edge, the value of the
     /// call expression, and a conversion to emit afterwards.
-    fn dest_var(&mut self, dest: Dest, ty: IntType) -> Result<(Option<VarId>, Option<Expr>, Option<(VarId, IntType)>)> {
+    fn dest_var(&mut self, dest: Dest, ty: IntType) -> Result<CallDest> {
         Ok(match dest {
             Dest::Discard => (None, None, None),
             Dest::Temp => {
@@ -1821,7 +1843,12 @@ impl<'a> Lowerer<'a> {
             return Err(self.unsupported(at, "call through function pointer"));
         }
         let args = &c.node.arguments;
-        let finish = |l: &mut Self, val: Option<Expr>, ptr: bool, conv: Option<(VarId, IntType)>, tmp: Option<VarId>| -> Result<Option<Val>> {
+        let finish = |l: &mut Self,
+                      val: Option<Expr>,
+                      ptr: bool,
+                      conv: Option<(VarId, IntType)>,
+                      tmp: Option<VarId>|
+         -> Result<Option<Val>> {
             if let (Some((x, xty)), Some(t)) = (conv, tmp) {
                 let tty = l.variables[t.index()].ty;
                 l.emit(Operation::Assign {
@@ -1903,7 +1930,6 @@ impl<'a> Lowerer<'a> {
                     self.dest_var(dest, ty)?
                 }
             };
-            self.pos_keep(at);
             self.emit(Operation::Call {
                 callee,
                 args: lowered,
@@ -1914,9 +1940,8 @@ impl<'a> Lowerer<'a> {
         // No body: `__VERIFIER_nondet_*` and other externals.
         let ret = match (&info, name.strip_prefix("__VERIFIER_nondet_")) {
             (Some(i), _) if matches!(i.ret, CType::Int(_) | CType::Ptr) => i.ret.clone(),
-            (_, Some(suffix)) => nondet_suffix_type(suffix, self.model).ok_or_else(|| {
-                self.unsupported(at, format!("unknown nondeterministic function `{name}`"))
-            })?,
+            (_, Some(suffix)) => nondet_suffix_type(suffix, self.model)
+                .ok_or_else(|| self.unsupported(at, format!("unknown nondeterministic function `{name}`")))?,
             (Some(i), None) => i.ret.clone(),
             // An undeclared function is implicitly `int f()`.
             (None, None) => CType::Int(IntType::INT),
@@ -2035,11 +2060,7 @@ impl<'a> Lowerer<'a> {
                                 .map(|(x, _)| functions[*x].name.as_str())
                                 .collect();
                             cycle.push(functions[g].name.as_str());
-                            let file = self
-                                .files
-                                .get(at.file as usize)
-                                .cloned()
-                                .unwrap_or_default();
+                            let file = self.files.get(at.file as usize).cloned().unwrap_or_default();
                             return Err(FrontendError::Unsupported {
                                 file,
                                 line: at.line,
