@@ -18,7 +18,6 @@ use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::types::IntType;
 use crate::cfa::{EdgeId, Operation, Program, VarId};
 use crate::cpa::Step;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -44,10 +43,11 @@ pub enum EncodeError {
     NoSuchVariable(u32),
 }
 
-/// Variable → current SSA index. Variables never written have index 0.
+/// Variable → current SSA index. Variables never written have index 0. A persistent map:
+/// cloning is O(1), so every ARG state can keep its own.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SsaMap {
-    map: HashMap<VarId, u32>,
+    map: im::HashMap<VarId, u32>,
 }
 
 impl SsaMap {
@@ -91,11 +91,11 @@ pub struct PathFormula {
     pub formula: Bool,
     pub ssa: SsaMap,
     /// The values of the `Nondet` steps in path order (what the concrete interpreter reads).
-    pub nondets: Vec<NondetTerm>,
+    pub nondets: im::Vector<NondetTerm>,
     /// Values of declarations without initialiser (the interpreter uses 0 for them).
-    pub uninitialized: Vec<BV>,
+    pub uninitialized: im::Vector<BV>,
     /// Conditions under which some step of the path has undefined behaviour.
-    pub undefined: Vec<Bool>,
+    pub undefined: im::Vector<Bool>,
     /// Number of steps encoded.
     pub length: usize,
 }
@@ -418,9 +418,9 @@ impl PathFormula {
         PathFormula {
             formula: start,
             ssa: SsaMap::new(),
-            nondets: Vec::new(),
-            uninitialized: Vec::new(),
-            undefined: Vec::new(),
+            nondets: im::Vector::new(),
+            uninitialized: im::Vector::new(),
+            undefined: im::Vector::new(),
             length: 0,
         }
     }
@@ -453,8 +453,8 @@ impl PathFormula {
     }
 
     /// The path extended by one step (the strongest postcondition of the step in SSA form).
-    /// Each call adds one conjunct and copies the SSA map, so a block formula is built edge by
-    /// edge in time linear in its length times the number of written variables.
+    /// Each call adds one conjunct; the SSA map and the lists are persistent, so extending
+    /// costs O(log n) besides encoding the step, and a block formula is built edge by edge.
     pub fn extend(&self, step: Step, program: &Program) -> Result<PathFormula, EncodeError> {
         let edge_id = step.edge();
         let edge = program
@@ -530,7 +530,7 @@ impl PathFormula {
                         .ok_or(EncodeError::NoSuchVariable(var.0))?
                         .ty;
                     let idx = next.ssa.bump(*var);
-                    next.uninitialized.push(var_term(*var, ty, idx));
+                    next.uninitialized.push_back(var_term(*var, ty, idx));
                 }
                 Operation::Nondet { lhs, ty, .. } => {
                     let term = match lhs {
@@ -554,7 +554,7 @@ impl PathFormula {
                         }
                         None => BV::new_const(fresh_name("nondet"), u32::from(ty.bits)),
                     };
-                    next.nondets.push(NondetTerm {
+                    next.nondets.push_back(NondetTerm {
                         edge: edge_id,
                         ty: *ty,
                         term,
@@ -650,7 +650,8 @@ impl PathFormula {
 
     /// The disjunction of the undefined-behaviour conditions (`false` if there are none).
     pub fn may_be_undefined(&self) -> Bool {
-        Bool::or(&self.undefined)
+        let all: Vec<Bool> = self.undefined.iter().cloned().collect();
+        Bool::or(&all)
     }
 }
 
