@@ -80,6 +80,11 @@ fn verify_with(program: &Program, options: RefinementOptions) -> (Verdict, Preci
                 let loc = control.location;
                 let is_error = program.location(loc).kind == LocationKind::Error;
                 if !(is_error || program.location(loc).loop_head) {
+                    // Prune infeasible branches early (a satisfiability check per assume edge).
+                    let assume = matches!(step, Step::Edge(e) if program.edge(e).op.is_assume());
+                    if assume && matches!(config.check(&pf.formula), Satisfiability::Unsat) {
+                        continue;
+                    }
                     waitlist.push(Node {
                         control,
                         pf,
