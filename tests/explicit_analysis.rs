@@ -17,7 +17,10 @@ fn program(text: &str) -> Program {
 
 fn verify(p: &Program, give_up: &[&str]) -> AnalysisOutcome {
     let options = AnalysisOptions {
-        give_up: give_up.iter().map(|g| g.parse::<GiveUp>().expect("valid give-up")).collect(),
+        give_up: give_up
+            .iter()
+            .map(|g| g.parse::<GiveUp>().expect("valid give-up"))
+            .collect(),
         ..Default::default()
     };
     run_analysis(AnalysisKind::Explicit, p, &options, None)
@@ -25,14 +28,18 @@ fn verify(p: &Program, give_up: &[&str]) -> AnalysisOutcome {
 
 fn verify_guided(p: &Program, give_up: &[&str], guide: &condition::ConditionAutomaton) -> AnalysisOutcome {
     let options = AnalysisOptions {
-        give_up: give_up.iter().map(|g| g.parse::<GiveUp>().expect("valid give-up")).collect(),
+        give_up: give_up
+            .iter()
+            .map(|g| g.parse::<GiveUp>().expect("valid give-up"))
+            .collect(),
         ..Default::default()
     };
     let runner = ConditionRunner::new(guide);
     run_analysis(AnalysisKind::Explicit, p, &options, Some(&runner as &dyn Guide))
 }
 
-const PRELUDE: &str = "extern void abort(void);\nextern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\n";
+const PRELUDE: &str =
+    "extern void abort(void);\nextern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\n";
 
 /// A loop of ten iterations, safe.
 fn counter_loop() -> Program {
@@ -52,7 +59,9 @@ fn safe_and_buggy_programs() {
     assert_eq!(outcome.verdict, Verdict::False);
     let cex = outcome.counterexample.expect("counterexample");
     assert_eq!(cex.inputs, vec![41]);
-    assert!(execute(&buggy, &cex.inputs, &ExecOptions::default()).ending.is_error());
+    assert!(execute(&buggy, &cex.inputs, &ExecOptions::default())
+        .ending
+        .is_error());
 }
 
 #[test]
@@ -81,11 +90,17 @@ fn an_error_path_the_domain_cannot_rule_out_is_unknown_never_false() {
 fn path_length_fires_at_exactly_its_threshold() {
     let p = counter_loop();
     // Find the length of the longest path: the smallest threshold with a `true` verdict.
-    let longest = (1..200).find(|&n| verify(&p, &[&format!("path-length={n}")]).verdict == Verdict::True).unwrap();
+    let longest = (1..200)
+        .find(|&n| verify(&p, &[&format!("path-length={n}")]).verdict == Verdict::True)
+        .unwrap();
     let below = verify(&p, &[&format!("path-length={}", longest - 1)]);
     assert_eq!(below.verdict, Verdict::Unknown);
     assert_eq!(below.stats.cut, 1, "exactly the state after the last step is cut");
-    assert!(below.reason.contains(&format!("path-length={}", longest - 1)), "{}", below.reason);
+    assert!(
+        below.reason.contains(&format!("path-length={}", longest - 1)),
+        "{}",
+        below.reason
+    );
 }
 
 #[test]
@@ -114,10 +129,17 @@ fn reached_states_fires_at_exactly_its_threshold() {
     let p = counter_loop();
     let full = verify(&p, &[]);
     let n = full.reached_states as u64;
-    assert_eq!(verify(&p, &[&format!("reached-states={}", n + 1)]).verdict, Verdict::True);
+    assert_eq!(
+        verify(&p, &[&format!("reached-states={}", n + 1)]).verdict,
+        Verdict::True
+    );
     let stopped = verify(&p, &[&format!("reached-states={n}")]);
     assert_eq!(stopped.verdict, Verdict::Unknown);
-    assert!(stopped.reason.contains("gave up: reached-states"), "{}", stopped.reason);
+    assert!(
+        stopped.reason.contains("gave up: reached-states"),
+        "{}",
+        stopped.reason
+    );
 }
 
 #[test]
@@ -162,10 +184,16 @@ fn fig3_condition_covers_the_else_branch_only() {
     let p = program(FIG3);
     let outcome = verify(&p, &["repeating-locations=100"]);
     assert_eq!(outcome.verdict, Verdict::Unknown);
-    let record = ExecOptions { record_path: true, ..Default::default() };
+    let record = ExecOptions {
+        record_path: true,
+        ..Default::default()
+    };
     let else_path = execute(&p, &[0], &record).path;
     let loop_path = execute(&p, &[1], &record).path;
-    assert!(outcome.condition.covers(&else_path), "the else branch was verified");
+    assert!(
+        outcome.condition.covers(&else_path),
+        "the else branch was verified"
+    );
     assert!(!outcome.condition.covers(&loop_path), "the loop branch was cut");
 
     // Guided by that condition, a second run never enters the else branch and finishes the
@@ -192,6 +220,8 @@ fn a_condition_of_another_program_is_rejected() {
     let other = counter_loop();
     let outcome = verify(&p, &["repeating-locations=50"]);
     let text = condition::write(&outcome.condition, &p, Format::GraphMl);
-    let err = condition::parse(&text, "cond.graphml", &other).unwrap_err().to_string();
+    let err = condition::parse(&text, "cond.graphml", &other)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("belongs to program"), "{err}");
 }

@@ -18,6 +18,7 @@ use crate::cpa::engine::{Engine, EngineStats, Guide, RunOutcome, SearchOrder};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, Step};
 use crate::verdict::Verdict;
+use predicate::formula::SolverConfig;
 
 /// Which native analysis to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,9 +106,12 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
     run.ending.is_error().then_some(run.ending)
 }
 
-/// Confirms a path to an error location by replaying candidate nondet values on the
-/// interpreter; only a replay that reaches the error makes a violation.
-pub fn confirm_path(program: &Program, steps: Vec<Step>, inputs: Vec<i128>) -> TargetDecision {
+/// Confirms a path to an error location: solves its bit-precise path formula for nondet values
+/// and replays them on the interpreter; only a replay that reaches the error is a violation.
+pub fn confirm_path(program: &Program, steps: Vec<Step>) -> TargetDecision {
+    let Some(inputs) = predicate::formula::concrete_inputs(program, &steps, &SolverConfig::default()) else {
+        return TargetDecision::NotConfirmed("error path infeasible or not solvable".into());
+    };
     match replay_to_error(program, &inputs) {
         Some(replay) => TargetDecision::Violation(Counterexample {
             steps,

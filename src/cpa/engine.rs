@@ -298,9 +298,9 @@ impl<'p, C: Cpa> Engine<'p, C> {
     }
 
     fn queue(&mut self, new_nodes: Vec<NodeId>) {
-        // Reversed for DFS so that the first out-edge is explored first.
+        // DFS pops the last successor first, as CPAchecker does (for a branch: the else side).
         match self.order {
-            SearchOrder::Dfs => self.waitlist.extend(new_nodes.into_iter().rev()),
+            SearchOrder::Dfs => self.waitlist.extend(new_nodes),
             SearchOrder::Bfs => self.waitlist.extend(new_nodes),
         }
     }

@@ -140,6 +140,10 @@ impl<S: Clone> LinearCoverIndex<S> {
 
     /// The nodes whose state `b` satisfies `leq(state, b)`.
     pub fn covering(&self, state: &S, leq: impl Fn(&S, &S) -> bool) -> Vec<NodeId> {
-        self.entries.iter().filter(|(_, b)| leq(state, b)).map(|(n, _)| *n).collect()
+        self.entries
+            .iter()
+            .filter(|(_, b)| leq(state, b))
+            .map(|(n, _)| *n)
+            .collect()
     }
 }

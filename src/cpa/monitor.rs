@@ -7,15 +7,15 @@
 //! size stop the analysis and leave the waitlist as not verified; states per location and busy
 //! edges stop post computations into a location or along an edge.
 //!
-//! Thresholds are inclusive: with `path-length=N` paths of N steps are explored and the state
-//! after step N+1 is cut; `repeating-locations=K` allows a location K times on a path;
+//! Thresholds are inclusive: with `path-length=N` paths of N program statements (edges other
+//! than skips) are explored and the state after statement N+1 is cut; `repeating-locations=K` allows a location K times on a path;
 //! `assume-edges=N` allows N assume edges; `states-per-location=N` allows N states at a
 //! location; `busy-edge=N` allows N post operations per edge; `reached-states=N` stops once N
 //! states are reached; `cpu-time` and `memory` stop once the limit is reached.
 
 use super::control::ControlState;
 use super::Step;
-use crate::cfa::{LocId, Program};
+use crate::cfa::{LocId, Operation, Program};
 use std::fmt;
 use std::time::Duration;
 use thiserror::Error;
@@ -177,7 +177,14 @@ impl GiveUp {
     /// The value after a step, and whether the threshold is exceeded.
     pub fn step(self, value: &MonitorValue, info: &StepInfo<'_>) -> (MonitorValue, bool) {
         match (self, value) {
-            (GiveUp::PathLength(max), MonitorValue::Count(n)) => (MonitorValue::Count(n + 1), n + 1 > max),
+            (GiveUp::PathLength(max), MonitorValue::Count(n)) => {
+                // Program statements, as seed 000 counts them: skips (joins, gotos) and returns
+                // from callees are not statements.
+                let statement =
+                    matches!(info.step, Step::Edge(e) if info.program.edge(e).op != Operation::Skip);
+                let n = n + u64::from(statement);
+                (MonitorValue::Count(n), n > max)
+            }
             (GiveUp::AssumeEdges(max), MonitorValue::Count(n)) => {
                 let is_assume = matches!(info.step, Step::Edge(e) if info.program.edge(e).op.is_assume());
                 let n = n + u64::from(is_assume);

@@ -11,9 +11,9 @@ use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::{self, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::NodeId;
-use std::collections::{HashMap, HashSet};
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
+use std::collections::{HashMap, HashSet};
 
 /// Known variable values (absent = unknown), normalised to each variable's type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -54,7 +54,9 @@ pub struct ExplicitCpa {
 impl ExplicitCpa {
     /// Prepares the analysis for `program` (computes liveness of locals).
     pub fn new(program: &Program) -> ExplicitCpa {
-        ExplicitCpa { liveness: Liveness::compute(program) }
+        ExplicitCpa {
+            liveness: Liveness::compute(program),
+        }
     }
 
     /// Drops values of the current function's locals that are dead at `loc`.
@@ -73,8 +75,12 @@ impl ExplicitCpa {
 
     /// Drops every local of `func` (after it returned: the next call declares them anew).
     fn forget_locals_of(&self, state: &mut ExplicitState, func: FuncId, program: &Program) {
-        let locals: Vec<VarId> =
-            state.values.keys().copied().filter(|&v| program.variable(v).scope == Scope::Local(func)).collect();
+        let locals: Vec<VarId> = state
+            .values
+            .keys()
+            .copied()
+            .filter(|&v| program.variable(v).scope == Scope::Local(func))
+            .collect();
         for v in locals {
             state.values.remove(&v);
         }
@@ -358,25 +364,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
         guide,
     );
     run_to_verdict(&mut engine, |engine, node| {
-        let path = engine.arg().path_to(node);
-        let arg = engine.arg();
-        // Each nondet value as the analysis learned it further along the path (by an equality
-        // branch) before the variable is written again; 0 where it never became known.
-        let inputs = path
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &(step, _))| match (step, &program.edge(step.edge()).op) {
-                (Step::Edge(_), Operation::Nondet { lhs, .. }) => Some(lhs.and_then(|v| {
-                    path[i..]
-                        .iter()
-                        .enumerate()
-                        .take_while(|&(k, &(s, _))| k == 0 || program.edge(s.edge()).op.written_var() != Some(v))
-                        .find_map(|(_, &(_, n))| arg.node(n).state.get(v))
-                })),
-                _ => None,
-            })
-            .map(|v| v.unwrap_or(0))
-            .collect();
-        confirm_path(program, path.into_iter().map(|(s, _)| s).collect(), inputs)
+        let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
+        confirm_path(program, steps)
     })
 }
