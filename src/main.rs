@@ -1,6 +1,7 @@
 //! The `baton` command line. It only parses arguments and calls library functions; errors are
 //! printed as one line on stderr with a non-zero exit status.
 
+use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
 use baton::cfa::types::DataModel;
 use baton::frontend::{load_program, FrontendError};
 use clap::{Parser, Subcommand};
@@ -9,7 +10,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "baton", version, about = "Conditional model checking of C programs")]
+#[command(
+    name = "baton",
+    version,
+    about = "Conditional model checking of C programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,6 +35,24 @@ enum Command {
         /// Print the program as JSON instead of the text listing.
         #[arg(long)]
         json: bool,
+    },
+    /// Run a C program on the concrete interpreter with given nondet values.
+    Exec {
+        /// The C program (.c or preprocessed .i).
+        program: PathBuf,
+        /// Data model: ILP32 or LP64.
+        #[arg(long, default_value = "ILP32")]
+        data_model: DataModel,
+        /// Values returned by the `__VERIFIER_nondet_*` calls in order (comma-separated);
+        /// calls after the last value return 0.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        inputs: Vec<i128>,
+        /// Stop after executing this many CFA edges.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_steps: u64,
+        /// Print every executed edge with the values it assigned.
+        #[arg(long)]
+        trace: bool,
     },
 }
 
@@ -81,6 +104,38 @@ fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> 
     })())
 }
 
+fn exec(
+    program: PathBuf,
+    model: DataModel,
+    inputs: Vec<i128>,
+    max_steps: u64,
+    trace: bool,
+) -> ExitCode {
+    let loaded = match load_program(&program, model) {
+        Ok(p) => p,
+        Err(e) => return report(Err(e)),
+    };
+    let options = ExecOptions {
+        max_steps,
+        record_path: false,
+    };
+    let mut print_step = |step: &Step| println!("{}", render_step(&loaded, step));
+    let observer: &mut dyn FnMut(&Step) = if trace { &mut print_step } else { &mut |_| {} };
+    let run = execute_observed(&loaded, &inputs, &options, observer);
+    match run.ending {
+        Ending::StepLimit => println!("step limit {max_steps} reached"),
+        ref ending => println!("{ending}"),
+    }
+    println!(
+        "{} of {} inputs consumed, {} nondet calls, {} steps",
+        run.inputs_consumed,
+        inputs.len(),
+        run.nondet_values.len(),
+        run.steps
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -90,5 +145,12 @@ fn main() -> ExitCode {
             dot,
             json,
         } => cfa(program, data_model, dot, json),
+        Command::Exec {
+            program,
+            data_model,
+            inputs,
+            max_steps,
+            trace,
+        } => exec(program, data_model, inputs, max_steps, trace),
     }
 }

@@ -394,6 +394,40 @@ impl Run<'_> {
     }
 }
 
+/// One line describing a step, for traces: `line 12: x = (y + 1);  [x = 5]` or
+/// `return from f  [r = 7]`.
+pub fn render_step(program: &Program, step: &Step) -> String {
+    let writes = |w: &[(VarId, i128)]| {
+        if w.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = w
+                .iter()
+                .map(|(v, x)| format!("{} = {x}", program.variable(*v).name))
+                .collect();
+            format!("  [{}]", parts.join(", "))
+        }
+    };
+    match step {
+        Step::Edge { edge, writes: w } => {
+            let e = program.edge(*edge);
+            format!(
+                "line {}: {}{}",
+                e.source.line,
+                program.render_operation(&e.op),
+                writes(w)
+            )
+        }
+        Step::ReturnToCaller { callee, writes: w } => {
+            format!(
+                "return from {}{}",
+                program.function(*callee).name,
+                writes(w)
+            )
+        }
+    }
+}
+
 /// Checks the invariants the interpreter relies on, so that running never indexes out of range.
 fn validate(p: &Program) -> Result<(), String> {
     let nv = p.variables.len();

@@ -160,21 +160,20 @@ pub(crate) fn lower(
     hash: String,
 ) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
-    let parse =
-        parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
-            let p = lines.pos(e.offset);
-            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
-            expected.sort_unstable();
-            FrontendError::Malformed {
-                file: lines.file_name(p.file).to_string(),
-                line: p.line,
-                message: one_line(&format!(
-                    "syntax error at column {}, expected one of {}",
-                    p.column,
-                    expected.join(" ")
-                )),
-            }
-        })?;
+    let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
+        let p = lines.pos(e.offset);
+        let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+        expected.sort_unstable();
+        FrontendError::Malformed {
+            file: lines.file_name(p.file).to_string(),
+            line: p.line,
+            message: one_line(&format!(
+                "syntax error at column {}, expected one of {}",
+                p.column,
+                expected.join(" ")
+            )),
+        }
+    })?;
     let mut l = Lowerer {
         model,
         lines: &lines,
@@ -258,12 +257,10 @@ impl<'a> Lowerer<'a> {
         if self.fs.is_none() {
             return Err(self.unsupported(pos, "non-constant initializer"));
         }
-        self.fs
-            .as_mut()
-            .ok_or_else(|| FrontendError::Program {
-                file: String::new(),
-                message: "internal: no function".into(),
-            })
+        self.fs.as_mut().ok_or_else(|| FrontendError::Program {
+            file: String::new(),
+            message: "internal: no function".into(),
+        })
     }
 
     fn new_loc_in(&mut self, func: FuncId, kind: LocationKind) -> LocId {
@@ -403,9 +400,7 @@ impl<'a> Lowerer<'a> {
                 TypeSpecifier::Float | TypeSpecifier::Double | TypeSpecifier::TS18661Float(_) => {
                     other = Some(CType::Unsupported("floating-point type".into()))
                 }
-                TypeSpecifier::Complex => {
-                    other = Some(CType::Unsupported("complex type".into()))
-                }
+                TypeSpecifier::Complex => other = Some(CType::Unsupported("complex type".into())),
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
                     let kind = match st.node.kind.node {
@@ -420,9 +415,8 @@ impl<'a> Lowerer<'a> {
                 TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
                     Some(Sym::Typedef(t)) => other = Some(t.clone()),
                     _ => {
-                        return Err(
-                            self.malformed(id.span.start, format!("unknown type `{}`", id.node.name))
-                        )
+                        return Err(self
+                            .malformed(id.span.start, format!("unknown type `{}`", id.node.name)))
                     }
                 },
                 TypeSpecifier::TypeOf(_) => other = Some(CType::Unsupported("typeof".into())),
@@ -438,7 +432,11 @@ impl<'a> Lowerer<'a> {
         } else if bool_ {
             CType::Int(IntType::BOOL)
         } else if char_ {
-            CType::Int(if unsigned { IntType::UCHAR } else { IntType::CHAR })
+            CType::Int(if unsigned {
+                IntType::UCHAR
+            } else {
+                IntType::CHAR
+            })
         } else if short {
             CType::Int(if unsigned {
                 IntType::USHORT
@@ -459,7 +457,11 @@ impl<'a> Lowerer<'a> {
             })
         } else {
             let _ = signed;
-            CType::Int(if unsigned { IntType::UINT } else { IntType::INT })
+            CType::Int(if unsigned {
+                IntType::UINT
+            } else {
+                IntType::INT
+            })
         })
     }
 
@@ -480,16 +482,19 @@ impl<'a> Lowerer<'a> {
                 None => next,
             };
             if !IntType::INT.contains(v) {
-                return Err(self.unsupported(
-                    e.span.start,
-                    "enumerator value outside the range of int",
-                ));
+                return Err(
+                    self.unsupported(e.span.start, "enumerator value outside the range of int")
+                );
             }
             negative |= v < 0;
             self.bind(&e.node.identifier.node.name, Sym::Const(v));
             next = v + 1;
         }
-        let ty = if negative { IntType::INT } else { IntType::UINT };
+        let ty = if negative {
+            IntType::INT
+        } else {
+            IntType::UINT
+        };
         if let Some(tag) = &en.identifier {
             self.enum_tags.insert(tag.node.name.clone(), ty);
         }
@@ -524,20 +529,25 @@ impl<'a> Lowerer<'a> {
             None => Ok(base),
             Some(d) => match self.declarator(base, d)?.1 {
                 Declared::Object(t) => Ok(t),
-                Declared::Function { .. } => {
-                    Err(self.unsupported(d.span.start, "function type"))
-                }
+                Declared::Function { .. } => Err(self.unsupported(d.span.start, "function type")),
             },
         }
     }
 
     /// Applies a declarator to a base type: name and what is declared.
-    fn declarator(&mut self, base: CType, d: &Node<Declarator>) -> Result<(Option<String>, Declared)> {
+    fn declarator(
+        &mut self,
+        base: CType,
+        d: &Node<Declarator>,
+    ) -> Result<(Option<String>, Declared)> {
         let has = |d: &Declarator, f: &dyn Fn(&DerivedDeclarator) -> bool| {
             d.derived.iter().any(|x| f(&x.node))
         };
         let is_ptr = |x: &DerivedDeclarator| {
-            matches!(x, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_))
+            matches!(
+                x,
+                DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_)
+            )
         };
         let is_array = |x: &DerivedDeclarator| matches!(x, DerivedDeclarator::Array(_));
         let is_fn = |x: &DerivedDeclarator| {
@@ -600,7 +610,9 @@ impl<'a> Lowerer<'a> {
                                 };
                                 params.push((pname, pty));
                             }
-                            if params.len() == 1 && params[0].0.is_none() && params[0].1 == CType::Void
+                            if params.len() == 1
+                                && params[0].0.is_none()
+                                && params[0].1 == CType::Void
                             {
                                 params.clear();
                             }
@@ -608,10 +620,9 @@ impl<'a> Lowerer<'a> {
                         }
                         DerivedDeclarator::KRFunction(ids) if ids.is_empty() => (None, false),
                         _ => {
-                            return Err(self.unsupported(
-                                d.span.start,
-                                "K&R-style function definition",
-                            ))
+                            return Err(
+                                self.unsupported(d.span.start, "K&R-style function definition")
+                            )
                         }
                     };
                     return Ok((
@@ -646,7 +657,13 @@ impl<'a> Lowerer<'a> {
 
     // ----- declarations ---------------------------------------------------------------------
 
-    fn register_function(&mut self, name: &str, ret: CType, params: Option<Vec<(Option<String>, CType)>>, variadic: bool) {
+    fn register_function(
+        &mut self,
+        name: &str,
+        ret: CType,
+        params: Option<Vec<(Option<String>, CType)>>,
+        variadic: bool,
+    ) {
         let entry = self.funcs.entry(name.to_string()).or_insert(FuncInfo {
             ret: ret.clone(),
             params: None,
@@ -672,17 +689,28 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
                     self.bind(&name, Sym::Typedef(t))
                 }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
-                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
-                }
-                (_, Declared::Function {
-                    ret,
-                    params,
-                    variadic,
-                }) => self.register_function(&name, ret, params, variadic),
+                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => self.bind(
+                    &name,
+                    Sym::Typedef(CType::Unsupported("function type".into())),
+                ),
+                (
+                    _,
+                    Declared::Function {
+                        ret,
+                        params,
+                        variadic,
+                    },
+                ) => self.register_function(&name, ret, params, variadic),
                 (storage, Declared::Object(t)) => {
                     let is_extern = matches!(storage, Some(StorageClassSpecifier::Extern));
-                    self.global_variable(&name, &name, t, id.node.initializer.as_ref(), is_extern, id.span.start)?;
+                    self.global_variable(
+                        &name,
+                        &name,
+                        t,
+                        id.node.initializer.as_ref(),
+                        is_extern,
+                        id.span.start,
+                    )?;
                 }
             }
         }
@@ -888,7 +916,9 @@ impl<'a> Lowerer<'a> {
         if let Some(fs) = fs {
             for (label, at) in &fs.label_uses {
                 if !fs.defined_labels.contains(label) {
-                    return Err(self.malformed(*at, format!("label `{label}` used but not defined")));
+                    return Err(
+                        self.malformed(*at, format!("label `{label}` used but not defined"))
+                    );
                 }
             }
         }
@@ -906,14 +936,18 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
                     self.bind(&name, Sym::Typedef(t))
                 }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
-                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
-                }
-                (_, Declared::Function {
-                    ret,
-                    params,
-                    variadic,
-                }) => {
+                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => self.bind(
+                    &name,
+                    Sym::Typedef(CType::Unsupported("function type".into())),
+                ),
+                (
+                    _,
+                    Declared::Function {
+                        ret,
+                        params,
+                        variadic,
+                    },
+                ) => {
                     self.register_function(&name, ret, params, variadic);
                     self.bind(&name, Sym::Func);
                 }
@@ -1006,7 +1040,9 @@ impl<'a> Lowerer<'a> {
                         let name = id.node.name.clone();
                         let l = self.label_loc(&name)?;
                         if !self.fs()?.defined_labels.insert(name.clone()) {
-                            return Err(self.malformed(s.span.start, format!("duplicate label `{name}`")));
+                            return Err(
+                                self.malformed(s.span.start, format!("duplicate label `{name}`"))
+                            );
                         }
                         self.goto(l)?;
                         self.set_cur(Some(l))?;
@@ -1026,9 +1062,7 @@ impl<'a> Lowerer<'a> {
                         }
                         sw.cases.push((v, l));
                     }
-                    Label::CaseRange(_) => {
-                        return Err(self.unsupported(s.span.start, "case range"))
-                    }
+                    Label::CaseRange(_) => return Err(self.unsupported(s.span.start, "case range")),
                     Label::Default => {
                         let l = self.new_loc()?;
                         self.goto(l)?;
@@ -1092,10 +1126,29 @@ impl<'a> Lowerer<'a> {
                 self.pos = head_src;
                 let mut at = head;
                 for (value, target) in sw.cases {
-                    let cond = Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(value, ty), IntType::INT);
+                    let cond = Expr::binary(
+                        BinaryOp::Eq,
+                        e.clone(),
+                        Expr::constant(value, ty),
+                        IntType::INT,
+                    );
                     let next = self.new_loc()?;
-                    self.edge_from(at, Operation::Assume { cond: cond.clone(), branch: true }, target);
-                    self.edge_from(at, Operation::Assume { cond, branch: false }, next);
+                    self.edge_from(
+                        at,
+                        Operation::Assume {
+                            cond: cond.clone(),
+                            branch: true,
+                        },
+                        target,
+                    );
+                    self.edge_from(
+                        at,
+                        Operation::Assume {
+                            cond,
+                            branch: false,
+                        },
+                        next,
+                    );
                     at = next;
                 }
                 self.edge_from(at, Operation::Skip, sw.default.unwrap_or(exit));
@@ -1322,8 +1375,14 @@ impl<'a> Lowerer<'a> {
                     self.check_extern(v, e.span.start)?;
                     Ok((v, t))
                 }
-                Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
-                None => Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name))),
+                Some(_) => Err(self.malformed(
+                    e.span.start,
+                    format!("`{}` is not assignable", id.node.name),
+                )),
+                None => Err(self.malformed(
+                    e.span.start,
+                    format!("undeclared identifier `{}`", id.node.name),
+                )),
             },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 Err(self.unsupported(e.span.start, "pointer dereference (*)"))
@@ -1331,7 +1390,9 @@ impl<'a> Lowerer<'a> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 Err(self.unsupported(e.span.start, "array subscript"))
             }
-            Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
+            Expression::Member(_) => {
+                Err(self.unsupported(e.span.start, "struct/union member access"))
+            }
             _ => Err(self.malformed(e.span.start, "expression is not assignable")),
         }
     }
@@ -1359,9 +1420,13 @@ impl<'a> Lowerer<'a> {
                     }))
                 }
                 Some(Sym::Const(c)) => int(Expr::int(c)),
-                Some(Sym::Func) => Err(self.unsupported(at, "function pointer (function used as a value)")),
+                Some(Sym::Func) => {
+                    Err(self.unsupported(at, "function pointer (function used as a value)"))
+                }
                 Some(Sym::Typedef(_)) => Err(self.malformed(at, "type name used as a value")),
-                None => Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name))),
+                None => {
+                    Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name)))
+                }
             },
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => match integer_constant(i, self.model) {
@@ -1436,8 +1501,22 @@ impl<'a> Lowerer<'a> {
                             (IntType::common(a.e.ty, b.e.ty), false)
                         };
                         let t = self.temp(ty)?;
-                        self.edge_from(end1, Operation::Assign { lhs: t, rhs: a.e.cast(ty) }, join);
-                        self.edge_from(end2, Operation::Assign { lhs: t, rhs: b.e.cast(ty) }, join);
+                        self.edge_from(
+                            end1,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: a.e.cast(ty),
+                            },
+                            join,
+                        );
+                        self.edge_from(
+                            end2,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: b.e.cast(ty),
+                            },
+                            join,
+                        );
                         Some(Val {
                             e: Expr::var(t, ty),
                             ptr,
@@ -1517,15 +1596,27 @@ impl<'a> Lowerer<'a> {
             Expression::BinaryOperator(b) => {
                 use BinaryOperator as B;
                 match b.node.operator.node {
-                    B::Less | B::Greater | B::LessOrEqual | B::GreaterOrEqual | B::Equals
-                    | B::NotEquals | B::LogicalAnd | B::LogicalOr => CType::Int(IntType::INT),
+                    B::Less
+                    | B::Greater
+                    | B::LessOrEqual
+                    | B::GreaterOrEqual
+                    | B::Equals
+                    | B::NotEquals
+                    | B::LogicalAnd
+                    | B::LogicalOr => CType::Int(IntType::INT),
                     B::Index => return Err(self.unsupported(at, "array subscript")),
                     B::ShiftLeft | B::ShiftRight => match self.type_of(&b.node.lhs)? {
                         CType::Int(t) => CType::Int(t.promoted()),
                         t => t,
                     },
-                    B::Multiply | B::Divide | B::Modulo | B::Plus | B::Minus | B::BitwiseAnd
-                    | B::BitwiseXor | B::BitwiseOr => {
+                    B::Multiply
+                    | B::Divide
+                    | B::Modulo
+                    | B::Plus
+                    | B::Minus
+                    | B::BitwiseAnd
+                    | B::BitwiseXor
+                    | B::BitwiseOr => {
                         let l = self.type_of(&b.node.lhs)?;
                         let r = self.type_of(&b.node.rhs)?;
                         match (l, r) {
@@ -1583,7 +1674,8 @@ impl<'a> Lowerer<'a> {
                 } else {
                     BinaryOp::Sub
                 };
-                let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
+                let new =
+                    Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
                 self.pos_keep(at);
                 if post && used {
@@ -1722,8 +1814,22 @@ impl<'a> Lowerer<'a> {
                 };
                 self.cond(&whole, t_l, f_l)?;
                 let tmp = self.temp(IntType::INT)?;
-                self.edge_from(t_l, Operation::Assign { lhs: tmp, rhs: Expr::int(1) }, join);
-                self.edge_from(f_l, Operation::Assign { lhs: tmp, rhs: Expr::int(0) }, join);
+                self.edge_from(
+                    t_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(1),
+                    },
+                    join,
+                );
+                self.edge_from(
+                    f_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(0),
+                    },
+                    join,
+                );
                 self.set_cur(Some(join))?;
                 Ok(Some(Val {
                     e: Expr::var(tmp, IntType::INT),
@@ -1796,7 +1902,11 @@ impl<'a> Lowerer<'a> {
 
     /// Where a value-returning call writes: the variable to name in the edge, the value of the
     /// call expression, and a conversion to emit afterwards.
-    fn dest_var(&mut self, dest: Dest, ty: IntType) -> Result<(Option<VarId>, Option<Expr>, Option<(VarId, IntType)>)> {
+    fn dest_var(
+        &mut self,
+        dest: Dest,
+        ty: IntType,
+    ) -> Result<(Option<VarId>, Option<Expr>, Option<(VarId, IntType)>)> {
         Ok(match dest {
             Dest::Discard => (None, None, None),
             Dest::Temp => {
@@ -1821,7 +1931,12 @@ impl<'a> Lowerer<'a> {
             return Err(self.unsupported(at, "call through function pointer"));
         }
         let args = &c.node.arguments;
-        let finish = |l: &mut Self, val: Option<Expr>, ptr: bool, conv: Option<(VarId, IntType)>, tmp: Option<VarId>| -> Result<Option<Val>> {
+        let finish = |l: &mut Self,
+                      val: Option<Expr>,
+                      ptr: bool,
+                      conv: Option<(VarId, IntType)>,
+                      tmp: Option<VarId>|
+         -> Result<Option<Val>> {
             if let (Some((x, xty)), Some(t)) = (conv, tmp) {
                 let tty = l.variables[t.index()].ty;
                 l.emit(Operation::Assign {
