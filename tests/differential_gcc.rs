@@ -15,6 +15,7 @@ mod gcc_harness;
 
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use baton::cfa::types::DataModel;
+use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -35,6 +36,12 @@ fn render(e: &Execution) -> String {
     }
 }
 
+/// Per batch: the disagreements and how many runs ended in each way (by gcc's account).
+struct BatchResult {
+    disagreements: Vec<Disagreement>,
+    endings: BTreeMap<String, usize>,
+}
+
 struct Disagreement {
     model: DataModel,
     seed: u64,
@@ -48,9 +55,9 @@ fn check_batch(
     seeds: &[u64],
     programs: &[cgen::GenProgram],
     dir: &std::path::Path,
-) -> Result<Vec<Disagreement>, String> {
+) -> Result<BatchResult, String> {
     let name = format!("batch-{model}-{}", seeds[0]);
-    let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), dir, &name)?;
+    let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), &[], dir, &name)?;
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
         for inputs in cgen::input_lists(seed, INPUT_LISTS) {
@@ -71,7 +78,10 @@ fn check_batch(
         record_path: false,
     };
     let mut out = Vec::new();
+    let mut endings = BTreeMap::new();
     for ((k, inputs), gcc) in runs.into_iter().zip(native) {
+        let kind = gcc.split(' ').next().unwrap_or("").to_string();
+        *endings.entry(kind).or_insert(0) += 1;
         let baton = match &loaded[k] {
             Ok(program) => render(&execute(program, &inputs, &options)),
             Err(e) => e.clone(),
@@ -86,7 +96,10 @@ fn check_batch(
             });
         }
     }
-    Ok(out)
+    Ok(BatchResult {
+        disagreements: out,
+        endings,
+    })
 }
 
 #[test]
@@ -134,11 +147,25 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         }
     });
     let mut disagreements = Vec::new();
+    let mut endings: BTreeMap<String, usize> = BTreeMap::new();
     for r in results.into_inner().expect("lock") {
         match r {
-            Ok(d) => disagreements.extend(d),
+            Ok(b) => {
+                disagreements.extend(b.disagreements);
+                for (k, n) in b.endings {
+                    *endings.entry(k).or_insert(0) += n;
+                }
+            }
             Err(e) => panic!("{e}"),
         }
+    }
+    eprintln!("endings under gcc: {endings:?}");
+    // The generator must keep exercising every kind of ending, or the test loses its teeth.
+    for kind in ["RETURN", "EXIT", "ERROR", "ABORT", "ASSUME"] {
+        assert!(
+            endings.get(kind).copied().unwrap_or(0) >= 100,
+            "too few `{kind}` endings: {endings:?}"
+        );
     }
     let runs = models.len() * PROGRAMS as usize * INPUT_LISTS;
     eprintln!(
@@ -165,4 +192,57 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         "{} disagreements",
         disagreements.len()
     );
+}
+
+/// The generated programs are free of undefined behaviour as far as gcc's UBSan can tell
+/// (signed overflow is defined by `-fwrapv`), so gcc's result is the C semantics and not an
+/// accident of compilation.
+#[test]
+fn generated_programs_have_no_undefined_behaviour() {
+    if Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("skipping: gcc is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let ubsan = ["-fsanitize=undefined", "-fno-sanitize-recover=all"];
+    let seeds: Vec<u64> = (0..40).collect();
+    let programs: Vec<cgen::GenProgram> = seeds
+        .iter()
+        .map(|&s| cgen::generate(s, &format!("p{s}_")))
+        .collect();
+    let mut runs = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+            runs.push((k, inputs));
+        }
+    }
+    for model in [DataModel::LP64, DataModel::ILP32] {
+        if let Err(why) = gcc_harness::gcc_works(model.gcc_flag(), dir.path()) {
+            eprintln!("skipping {model}: {why}");
+            continue;
+        }
+        let name = format!("ubsan-{model}");
+        let exe = match gcc_harness::compile_batch(
+            &programs,
+            model.gcc_flag(),
+            &ubsan,
+            dir.path(),
+            &name,
+        ) {
+            Ok(exe) => exe,
+            Err(e) if e.contains("ubsan") || e.contains("sanitize") => {
+                eprintln!("skipping {model}: UBSan is not available: {e}");
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let out = gcc_harness::run_batch(&exe, &runs).expect("batch runs");
+        let crashes: Vec<String> = out
+            .iter()
+            .zip(&runs)
+            .filter(|(line, _)| line.starts_with("CRASH"))
+            .map(|(line, (k, inputs))| format!("seed {}, inputs {inputs:?}: {line}", seeds[*k]))
+            .collect();
+        assert!(crashes.is_empty(), "{model}: {crashes:#?}");
+    }
 }

@@ -136,10 +136,11 @@ pub fn batch_source(programs: &[GenProgram]) -> String {
     s
 }
 
-/// Compiles a batch with `gcc -fwrapv -w -O0 <flag>`; returns the executable.
+/// Compiles a batch with `gcc -fwrapv -w -O0 <flag> <extra>`; returns the executable.
 pub fn compile_batch(
     programs: &[GenProgram],
     flag: &str,
+    extra: &[&str],
     dir: &Path,
     name: &str,
 ) -> Result<PathBuf, String> {
@@ -148,7 +149,9 @@ pub fn compile_batch(
     std::fs::write(&src, batch_source(programs))
         .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     let out = Command::new("gcc")
-        .args(["-fwrapv", "-w", "-O0", flag, "-o"])
+        .args(["-fwrapv", "-w", "-O0", flag])
+        .args(extra)
+        .arg("-o")
         .arg(&exe)
         .arg(&src)
         .output()
