@@ -702,6 +702,7 @@ impl Gen {
             1,                                         // 13 exit
             2,                                         // 14 reach_error
             if top && can_loop { 2 } else { 0 },       // 15 backward goto loop
+            8,                                         // 16 side effects in expressions
         ];
         let inner = |ctx: &Ctx| Ctx {
             depth: ctx.depth + 1,
@@ -812,6 +813,7 @@ impl Gen {
                 let c = self.cond(ctx);
                 self.line(format!("if ({c}) reach_error();"));
             }
+            16 => self.effect_stmt(ctx),
             _ => {
                 // A loop made of a backward goto, bounded by its own counter.
                 let counter = self.counters[ctx.counter_depth].clone();
@@ -829,6 +831,99 @@ impl Gen {
                 self.line(format!("if ({counter} < {bound}) goto {label};"));
             }
         }
+    }
+
+    /// Statements whose expressions have side effects, in forms whose result C defines:
+    /// short-circuit and conditional evaluation skipping nondet calls and calls, chained and
+    /// comma assignments, calls inside larger expressions (combined only with locals, which the
+    /// callee cannot change).
+    fn effect_stmt(&mut self, ctx: &Ctx) {
+        let local_ctx = Ctx {
+            vars: ctx
+                .vars
+                .iter()
+                .filter(|v| !v.name.starts_with(&self.p))
+                .cloned()
+                .collect(),
+            ..ctx.clone()
+        };
+        let local_expr = |g: &mut Gen| {
+            if local_ctx.vars.is_empty() {
+                g.literal_positive()
+            } else {
+                g.expr(&local_ctx, 1)
+            }
+        };
+        let (suffix, _) = *self.rng.pick(NONDETS);
+        let nondet = format!("__VERIFIER_nondet_{suffix}()");
+        let v = self.var(ctx).name.clone();
+        let w = self.var(ctx).name.clone();
+        let callee = (ctx.callees > 0).then(|| self.rng.below(ctx.callees));
+        match self.rng.below(8) {
+            0 => {
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("{v} = ({c}) {op} {nondet};"));
+            }
+            1 => {
+                let c = self.cond(ctx);
+                let e = self.expr(ctx, 2);
+                if self.rng.chance(50) {
+                    self.line(format!("{v} = ({c}) ? {nondet} : {e};"));
+                } else {
+                    self.line(format!("{v} = ({c}) ? {e} : {nondet};"));
+                }
+            }
+            2 if v != w => {
+                let e = self.expr(ctx, 2);
+                self.line(format!("{v} = {w} = {e};"));
+            }
+            3 if v != w => {
+                let e = self.expr(ctx, 2);
+                let op = *self.rng.pick(&["+=", "^=", "-=", "|="]);
+                self.line(format!("{v} = ({w} {op} 1, {e});"));
+            }
+            4 if callee.is_some() && self.funcs[callee.unwrap_or(0)].ret.is_some() => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let e = local_expr(self);
+                let op = *self.rng.pick(&["+", "^", "*", "-", "<", "=="]);
+                self.line(format!("{v} = {call} {op} {e};"));
+            }
+            5 if callee.is_some() && self.funcs[callee.unwrap_or(0)].ret.is_some() => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let e = local_expr(self);
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("if (({c}) {op} {call} > {e}) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            6 => {
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("if ({nondet} {op} ({c})) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            _ => {
+                let e = local_expr(self);
+                let op = *self.rng.pick(&["+", "^", "*", "-", ">"]);
+                self.line(format!("{v} = {nondet} {op} {e};"));
+            }
+        }
+    }
+
+    fn call_expr(&mut self, ctx: &Ctx, f: usize) -> String {
+        let name = self.funcs[f].name.clone();
+        let nparams = self.funcs[f].params.len();
+        let args: Vec<String> = (0..nparams).map(|_| self.expr(ctx, 2)).collect();
+        format!("{name}({})", args.join(", "))
     }
 
     fn loop_stmt(&mut self, ctx: &Ctx) {
