@@ -4,5 +4,12 @@
 //! verified as a condition automaton, the reducer cuts that part out of the program, and the
 //! next stage sees only the residual program.
 
+pub mod analyses;
 pub mod cfa;
+pub mod condition;
+pub mod cpa;
 pub mod frontend;
+pub mod pipeline;
+pub mod reducer;
+pub mod task;
+pub mod verdict;

@@ -200,12 +200,7 @@ impl Expr {
     }
 
     /// Writes the expression as C, naming variables with `name`.
-    pub fn write_c(
-        &self,
-        out: &mut String,
-        model: super::types::DataModel,
-        name: &impl Fn(VarId) -> String,
-    ) {
+    pub fn write_c(&self, out: &mut String, model: super::types::DataModel, name: &impl Fn(VarId) -> String) {
         use std::fmt::Write;
         match &self.kind {
             ExprKind::Const(v) => write_c_constant(out, *v, self.ty, model),

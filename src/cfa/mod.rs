@@ -10,6 +10,7 @@
 //! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
 
 pub mod dot;
+pub mod emit_c;
 pub mod expr;
 pub mod interpreter;
 pub mod semantics;
@@ -144,6 +145,22 @@ impl Operation {
     /// True for an assume edge.
     pub fn is_assume(&self) -> bool {
         matches!(self, Operation::Assume { .. })
+    }
+
+    /// Calls `f` on every variable the operation reads or writes.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        if let Some(v) = self.written_var() {
+            f(v);
+        }
+        match self {
+            Operation::Declare { init: Some(e), .. }
+            | Operation::Assign { rhs: e, .. }
+            | Operation::Assume { cond: e, .. }
+            | Operation::Return { value: Some(e) }
+            | Operation::Exit { code: e } => e.for_each_var(f),
+            Operation::Call { args, .. } => args.iter().for_each(|a| a.for_each_var(f)),
+            _ => {}
+        }
     }
 
     /// The variable the operation writes, if any (not counting callee parameters).
@@ -359,18 +376,12 @@ impl Program {
                 ..
             } => format!("{} = {function}();", name(*v)),
             Operation::Nondet {
-                lhs: None,
-                function,
-                ..
+                lhs: None, function, ..
             } => format!("{function}();"),
             Operation::Assume { cond, branch } => {
                 format!("[{}{}]", if *branch { "" } else { "!" }, expr(cond))
             }
-            Operation::Call {
-                callee,
-                args,
-                result,
-            } => {
+            Operation::Call { callee, args, result } => {
                 let args: Vec<String> = args.iter().map(expr).collect();
                 let call = format!("{}({})", self.function(*callee).name, args.join(", "));
                 match result {

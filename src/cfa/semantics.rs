@@ -89,10 +89,7 @@ pub fn binary(
 /// evaluation certainly hits undefined behaviour. With unknown operands, undefined behaviour
 /// that *might* happen is not reported; callers that need to know (the explicit-value analysis
 /// deciding whether it can answer `true`) check [`may_be_undefined`].
-pub fn eval(
-    expr: &Expr,
-    env: &impl Fn(VarId) -> Option<i128>,
-) -> Result<Option<i128>, UndefinedBehavior> {
+pub fn eval(expr: &Expr, env: &impl Fn(VarId) -> Option<i128>) -> Result<Option<i128>, UndefinedBehavior> {
     Ok(match &expr.kind {
         ExprKind::Const(v) => Some(*v),
         ExprKind::Var(v) => env(*v).map(|x| expr.ty.normalize(x)),
@@ -104,9 +101,7 @@ pub fn eval(
             match (va, vb) {
                 (Some(x), Some(y)) => Some(binary(*op, x, y, a.ty, expr.ty)?),
                 // Absorbing elements keep a value known although one side is not.
-                (Some(0), None) | (None, Some(0))
-                    if matches!(op, BinaryOp::Mul | BinaryOp::BitAnd) =>
-                {
+                (Some(0), None) | (None, Some(0)) if matches!(op, BinaryOp::Mul | BinaryOp::BitAnd) => {
                     Some(0)
                 }
                 _ => None,
@@ -151,13 +146,7 @@ mod tests {
     use super::*;
 
     fn bin(op: BinaryOp, a: i128, b: i128, ty: IntType) -> Result<i128, UndefinedBehavior> {
-        binary(
-            op,
-            a,
-            b,
-            ty,
-            if op.is_comparison() { IntType::INT } else { ty },
-        )
+        binary(op, a, b, ty, if op.is_comparison() { IntType::INT } else { ty })
     }
 
     #[test]
@@ -188,14 +177,8 @@ mod tests {
     #[test]
     fn shifts() {
         assert_eq!(bin(BinaryOp::Shr, -8, 1, IntType::INT), Ok(-4));
-        assert_eq!(
-            bin(BinaryOp::Shr, 4294967288, 1, IntType::UINT),
-            Ok(2147483644)
-        );
-        assert_eq!(
-            bin(BinaryOp::Shl, 1, 31, IntType::INT),
-            Ok(i128::from(i32::MIN))
-        );
+        assert_eq!(bin(BinaryOp::Shr, 4294967288, 1, IntType::UINT), Ok(2147483644));
+        assert_eq!(bin(BinaryOp::Shl, 1, 31, IntType::INT), Ok(i128::from(i32::MIN)));
         assert_eq!(
             bin(BinaryOp::Shl, 1, 32, IntType::INT),
             Err(UndefinedBehavior::ShiftOutOfRange)

@@ -67,9 +67,7 @@ impl std::str::FromStr for DataModel {
         match s.to_ascii_uppercase().as_str() {
             "ILP32" => Ok(DataModel::ILP32),
             "LP64" => Ok(DataModel::LP64),
-            other => Err(format!(
-                "unknown data model `{other}` (expected ILP32 or LP64)"
-            )),
+            other => Err(format!("unknown data model `{other}` (expected ILP32 or LP64)")),
         }
     }
 }
@@ -133,10 +131,7 @@ impl IntType {
     }
 
     pub const fn unsigned(bits: u8) -> IntType {
-        IntType {
-            bits,
-            signed: false,
-        }
+        IntType { bits, signed: false }
     }
 
     /// True for `_Bool`, whose conversion is `!= 0` rather than truncation.
@@ -294,14 +289,8 @@ mod tests {
     fn usual_arithmetic_conversions() {
         assert_eq!(IntType::common(IntType::CHAR, IntType::UCHAR), IntType::INT);
         assert_eq!(IntType::common(IntType::INT, IntType::UINT), IntType::UINT);
-        assert_eq!(
-            IntType::common(IntType::UINT, IntType::LLONG),
-            IntType::LLONG
-        );
-        assert_eq!(
-            IntType::common(IntType::ULLONG, IntType::INT),
-            IntType::ULLONG
-        );
+        assert_eq!(IntType::common(IntType::UINT, IntType::LLONG), IntType::LLONG);
+        assert_eq!(IntType::common(IntType::ULLONG, IntType::INT), IntType::ULLONG);
         let m = DataModel::ILP32;
         assert_eq!(IntType::common(m.long(), IntType::UINT), IntType::UINT);
         let m = DataModel::LP64;

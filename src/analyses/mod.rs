@@ -1,0 +1,117 @@
+//! Baton's native analyses on the CPA engine, and what they share: running the engine to a
+//! verdict, replaying counterexamples on the concrete interpreter, and making the condition.
+//!
+//! Verdicts are conservative: `true` only when the reached set is complete and nothing was cut
+//! (states left to an earlier stage's condition by the guide count as verified);
+//! `false(unreach-call)` only when a counterexample with concrete nondet values replays to the
+//! error on the interpreter; otherwise `unknown`.
+
+pub mod explicit;
+
+use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+use crate::cfa::Program;
+use crate::condition::from_arg::condition_from_arg;
+use crate::condition::ConditionAutomaton;
+use crate::cpa::arg::{NodeId, NodeStatus};
+use crate::cpa::engine::{Engine, EngineStats, RunOutcome, SearchOrder};
+use crate::cpa::monitor::GiveUp;
+use crate::cpa::{Cpa, Step};
+use crate::verdict::Verdict;
+
+/// Options every native analysis takes.
+#[derive(Debug, Clone, Default)]
+pub struct AnalysisOptions {
+    pub give_up: Vec<GiveUp>,
+    pub order: SearchOrder,
+}
+
+/// A violation of the property, confirmed on the concrete interpreter.
+#[derive(Debug, Clone)]
+pub struct Counterexample {
+    /// The path of the analysis from program start to the error.
+    pub steps: Vec<Step>,
+    /// The nondet values, in order, that lead there.
+    pub inputs: Vec<i128>,
+    /// How the replay on the interpreter ended (an error ending).
+    pub replay: Ending,
+}
+
+/// What a native analysis run returns.
+#[derive(Debug, Clone)]
+pub struct AnalysisOutcome {
+    pub verdict: Verdict,
+    /// Why the verdict is what it is (e.g. `complete`, `cpu-time=10s`, `3 states cut`).
+    pub reason: String,
+    pub counterexample: Option<Counterexample>,
+    /// What was verified (fully verified for `true`).
+    pub condition: ConditionAutomaton,
+    pub stats: EngineStats,
+    /// Live ARG nodes at the end.
+    pub reached_states: usize,
+}
+
+/// What an analysis decides about a target state the engine reached.
+pub enum TargetDecision {
+    /// A real violation.
+    Violation(Counterexample),
+    /// Not confirmed: the state is cut (recorded as not verified) and exploration goes on.
+    NotConfirmed(String),
+    /// The analysis refined itself (e.g. CEGAR) and changed the ARG; exploration goes on.
+    Refined,
+}
+
+/// Step limit for replays: counterexample paths of the analyses are far shorter.
+const REPLAY_STEPS: u64 = 10_000_000;
+
+/// Replays nondet values on the interpreter; `Some(ending)` if the run reaches the error.
+pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
+    let run = execute(program, inputs, &ExecOptions { max_steps: REPLAY_STEPS, record_path: false });
+    run.ending.is_error().then_some(run.ending)
+}
+
+/// Runs the engine to a verdict, asking `on_target` about each target state.
+pub fn run_to_verdict<C: Cpa>(
+    engine: &mut Engine<'_, C>,
+    mut on_target: impl FnMut(&mut Engine<'_, C>, NodeId) -> TargetDecision,
+) -> AnalysisOutcome {
+    let program = engine.program();
+    let (verdict, reason, counterexample) = loop {
+        match engine.run() {
+            RunOutcome::Target(node) => match on_target(engine, node) {
+                TargetDecision::Violation(cex) => break (Verdict::False, "error reached".to_string(), Some(cex)),
+                TargetDecision::NotConfirmed(why) => engine.cut(node, why),
+                TargetDecision::Refined => {}
+            },
+            RunOutcome::Stopped(g) => break (Verdict::Unknown, format!("gave up: {g}"), None),
+            RunOutcome::Complete => {
+                let arg = engine.arg();
+                let unverified = arg
+                    .live_ids()
+                    .filter(|&n| matches!(arg.node(n).status, NodeStatus::Cut(_) | NodeStatus::Waiting))
+                    .count();
+                if unverified == 0 {
+                    break (Verdict::True, "complete".to_string(), None);
+                }
+                let first = arg.live_ids().find_map(|n| match &arg.node(n).status {
+                    NodeStatus::Cut(r) => Some(r.clone()),
+                    _ => None,
+                });
+                let reason = format!("{unverified} states not verified (first: {})", first.unwrap_or_default());
+                break (Verdict::Unknown, reason, None);
+            }
+        }
+    };
+    let condition = match verdict {
+        Verdict::True => ConditionAutomaton::fully_verified(&program.hash),
+        // A violation ends the flow; the condition then is what was explored without error.
+        _ => condition_from_arg(engine.arg(), program),
+    };
+    AnalysisOutcome {
+        verdict,
+        reason,
+        counterexample,
+        condition,
+        stats: engine.stats().clone(),
+        reached_states: engine.arg().len(),
+    }
+}

@@ -1,0 +1,500 @@
+//! Condition automata as GraphML in the style of SV-COMP witnesses.
+//!
+//! Graph data: `witness-type` = `condition_automaton`, `sourcecodelang` = `C`, `producer` =
+//! `Baton`, `programhash` = SHA-256 of the program file, `programfile`.
+//! Node data: `entry` (true for the initial state) and the Baton key `accepting` (true for
+//! accepting states; SV-COMP's `violation`/`sink` keys describe violation witnesses and do not
+//! fit conditions). The node id is the state name.
+//! Edge data (one GraphML edge per transition): `startline`/`endline` (min/max source line of
+//! the transition's CFA edges), `control` (`condition-true`/`condition-false` when all its CFA
+//! edges are assume edges of that branch), `assumption` (only when not `true`),
+//! `enterFunction` (callee, when all are calls of one function), `returnFrom` (function, when all
+//! are returns of one function), and the Baton key `cfaedges`: the exact CFA edge ids, space
+//! separated, so a Baton-written condition maps back exactly.
+//!
+//! Reading a file without `cfaedges` (written by another tool) resolves the CFA edge of a
+//! transition by `startline`, narrowed by `control`, `enterFunction` and `returnFrom`. Matching
+//! by line can only be trusted when it is unique: naming too many CFA edges would make the
+//! condition cover more paths, which is unsound for the residual program. So when more than
+//! one CFA edge is left on the line, reading fails with `ambiguous edge at line N` instead of
+//! guessing. Any `assumption` other than `true` is read as `false` (never followed).
+
+use super::{
+    edge_function, is_assume_branch, Assumption, ConditionAutomaton, ConditionError,
+    ConditionState, StateId, Transition,
+};
+use crate::cfa::{EdgeId, Operation, Program};
+use quick_xml::escape::escape;
+use quick_xml::events::Event;
+use quick_xml::Reader;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+
+/// The keys: (id, attr.name, for, type). `entry` is named `isEntryNode` as in SV-COMP.
+const KEYS: &[(&str, &str, &str, &str)] = &[
+    ("witness-type", "witness-type", "graph", "string"),
+    ("sourcecodelang", "sourcecodelang", "graph", "string"),
+    ("producer", "producer", "graph", "string"),
+    ("programfile", "programfile", "graph", "string"),
+    ("programhash", "programhash", "graph", "string"),
+    ("entry", "isEntryNode", "node", "boolean"),
+    ("accepting", "accepting", "node", "boolean"),
+    ("startline", "startline", "edge", "int"),
+    ("endline", "endline", "edge", "int"),
+    ("control", "control", "edge", "string"),
+    ("assumption", "assumption", "edge", "string"),
+    ("enterFunction", "enterFunction", "edge", "string"),
+    ("returnFrom", "returnFrom", "edge", "string"),
+    ("cfaedges", "cfaedges", "edge", "string"),
+];
+
+/// Writes `automaton` as GraphML (see the module doc for the keys).
+pub fn write_graphml(automaton: &ConditionAutomaton, program: &Program) -> String {
+    let mut out = String::new();
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    out.push_str("<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n");
+    for (id, name, domain, ty) in KEYS {
+        let _ = write!(
+            out,
+            " <key attr.name=\"{name}\" attr.type=\"{ty}\" for=\"{domain}\" id=\"{id}\"",
+        );
+        if *ty == "boolean" {
+            out.push_str(">\n  <default>false</default>\n </key>\n");
+        } else {
+            out.push_str("/>\n");
+        }
+    }
+    out.push_str(" <graph edgedefault=\"directed\">\n");
+    let data = |out: &mut String, indent: &str, key: &str, value: &str| {
+        let _ = writeln!(out, "{indent}<data key=\"{key}\">{}</data>", escape(value));
+    };
+    data(&mut out, "  ", "witness-type", "condition_automaton");
+    data(&mut out, "  ", "sourcecodelang", "C");
+    data(&mut out, "  ", "producer", "Baton");
+    if let Some(file) = program.files.first() {
+        data(&mut out, "  ", "programfile", file);
+    }
+    data(&mut out, "  ", "programhash", &automaton.program_hash);
+    for (i, s) in automaton.states.iter().enumerate() {
+        let _ = writeln!(out, "  <node id=\"{}\">", escape(s.name.as_str()));
+        if i == automaton.initial.index() {
+            data(&mut out, "   ", "entry", "true");
+        }
+        if s.accepting {
+            data(&mut out, "   ", "accepting", "true");
+        }
+        out.push_str("  </node>\n");
+    }
+    for t in &automaton.transitions {
+        let _ = writeln!(
+            out,
+            "  <edge source=\"{}\" target=\"{}\">",
+            escape(automaton.state_name(t.from)),
+            escape(automaton.state_name(t.to))
+        );
+        let known: Vec<EdgeId> = t
+            .edges
+            .iter()
+            .copied()
+            .filter(|e| e.index() < program.edges.len())
+            .collect();
+        let lines = known.iter().map(|&e| program.edge(e).source.line);
+        if let (Some(min), Some(max)) = (lines.clone().min(), lines.max()) {
+            data(&mut out, "   ", "startline", &min.to_string());
+            data(&mut out, "   ", "endline", &max.to_string());
+        }
+        if !known.is_empty() && known.len() == t.edges.len() {
+            let ops: Vec<&Operation> = known.iter().map(|&e| &program.edge(e).op).collect();
+            if ops.iter().all(|op| is_assume_branch(op, true)) {
+                data(&mut out, "   ", "control", "condition-true");
+            } else if ops.iter().all(|op| is_assume_branch(op, false)) {
+                data(&mut out, "   ", "control", "condition-false");
+            }
+            let callees: BTreeSet<&str> = ops
+                .iter()
+                .filter_map(|op| match op {
+                    Operation::Call { callee, .. } => Some(program.function(*callee).name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if callees.len() == 1 && ops.iter().all(|op| matches!(op, Operation::Call { .. })) {
+                if let Some(name) = callees.first() {
+                    data(&mut out, "   ", "enterFunction", name);
+                }
+            }
+            let returns: BTreeSet<&str> = known
+                .iter()
+                .filter(|&&e| matches!(program.edge(e).op, Operation::Return { .. }))
+                .map(|&e| edge_function(program, e))
+                .collect();
+            if returns.len() == 1 && ops.iter().all(|op| matches!(op, Operation::Return { .. })) {
+                if let Some(name) = returns.first() {
+                    data(&mut out, "   ", "returnFrom", name);
+                }
+            }
+        }
+        if t.assumption != Assumption::True {
+            data(&mut out, "   ", "assumption", "false");
+        }
+        let ids: Vec<String> = t.edges.iter().map(|e| e.0.to_string()).collect();
+        data(&mut out, "   ", "cfaedges", &ids.join(" "));
+        out.push_str("  </edge>\n");
+    }
+    out.push_str(" </graph>\n</graphml>\n");
+    out
+}
+
+/// A parsed XML element (a tiny DOM; condition files are small).
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attrs: Vec<(String, String)>,
+    children: Vec<Element>,
+    text: String,
+    line: usize,
+}
+
+impl Element {
+    fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.children.iter().filter(move |c| c.name == name)
+    }
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, pos: u64) -> usize {
+    let pos = (pos as usize).min(text.len());
+    text.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Parses XML into a tree; errors carry `file:line`.
+fn parse_xml(text: &str, file: &str) -> Result<Element, ConditionError> {
+    let err = |line: usize, message: String| ConditionError::Parse {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut reader = Reader::from_str(text);
+    let mut stack: Vec<Element> = vec![Element::default()];
+    loop {
+        let before = reader.buffer_position();
+        let event = reader.read_event().map_err(|e| {
+            err(
+                line_of(text, reader.error_position().max(before)),
+                format!("malformed XML: {e}"),
+            )
+        })?;
+        let line = line_of(text, before);
+        let open = |e: &quick_xml::events::BytesStart| -> Result<Element, ConditionError> {
+            let name = e.local_name().as_ref().to_string();
+            let mut attrs = Vec::new();
+            for a in e.attributes() {
+                let a = a.map_err(|x| err(line, format!("malformed attribute: {x}")))?;
+                let key = a.key.local_name().as_ref().to_string();
+                let value = a
+                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .map_err(|x| err(line, format!("malformed attribute value: {x}")))?
+                    .into_owned();
+                attrs.push((key, value));
+            }
+            Ok(Element {
+                name,
+                attrs,
+                children: Vec::new(),
+                text: String::new(),
+                line,
+            })
+        };
+        match event {
+            Event::Start(e) => {
+                let el = open(&e)?;
+                stack.push(el);
+            }
+            Event::Empty(e) => {
+                let el = open(&e)?;
+                if let Some(parent) = stack.last_mut() {
+                    parent.children.push(el);
+                }
+            }
+            Event::End(_) => {
+                if stack.len() < 2 {
+                    return Err(err(line, "unexpected closing tag".into()));
+                }
+                if let Some(el) = stack.pop() {
+                    if let Some(parent) = stack.last_mut() {
+                        parent.children.push(el);
+                    }
+                }
+            }
+            Event::Text(t) => {
+                if let Some(el) = stack.last_mut() {
+                    el.text.push_str(&t.xml10_content());
+                }
+            }
+            Event::CData(t) => {
+                if let Some(el) = stack.last_mut() {
+                    el.text.push_str(&t.xml10_content());
+                }
+            }
+            Event::GeneralRef(r) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    Ok(None) => {
+                        let name = r.xml10_content();
+                        match quick_xml::escape::resolve_predefined_entity(&name) {
+                            Some(s) => s.to_string(),
+                            None => return Err(err(line, format!("unknown entity `&{name};`"))),
+                        }
+                    }
+                    Err(e) => return Err(err(line, format!("bad character reference: {e}"))),
+                };
+                if let Some(el) = stack.last_mut() {
+                    el.text.push_str(&resolved);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if stack.len() != 1 {
+        let open = stack.last().map(|e| e.name.clone()).unwrap_or_default();
+        return Err(err(
+            line_of(text, text.len() as u64),
+            format!("unexpected end of file inside <{open}>"),
+        ));
+    }
+    let mut root = stack.pop().unwrap_or_default();
+    match root.children.iter().position(|c| c.name == "graphml") {
+        Some(i) => Ok(root.children.swap_remove(i)),
+        None => Err(err(1, "no <graphml> element".into())),
+    }
+}
+
+/// Reads a GraphML condition for `program` (see the module doc) and validates it.
+pub fn read_graphml(
+    text: &str,
+    source_name: &str,
+    program: &Program,
+) -> Result<ConditionAutomaton, ConditionError> {
+    let err = |line: usize, message: String| ConditionError::Parse {
+        file: source_name.to_string(),
+        line,
+        message,
+    };
+    let root = parse_xml(text, source_name)?;
+    // key id -> attr.name
+    let mut key_names: HashMap<String, String> = HashMap::new();
+    for k in root.children_named("key") {
+        if let Some(id) = k.attr("id") {
+            let name = k.attr("attr.name").unwrap_or(id);
+            key_names.insert(id.to_string(), name.to_string());
+        }
+    }
+    let data_of = |el: &Element| -> Vec<(String, String, usize)> {
+        el.children_named("data")
+            .map(|d| {
+                let key = d.attr("key").unwrap_or("");
+                let name = key_names.get(key).map(String::as_str).unwrap_or(key);
+                (name.to_string(), d.text.trim().to_string(), d.line)
+            })
+            .collect()
+    };
+    let mut graphs = root.children_named("graph");
+    let graph = graphs
+        .next()
+        .ok_or_else(|| err(root.line, "no <graph> element".into()))?;
+    if let Some(g) = graphs.next() {
+        return Err(err(g.line, "more than one <graph> element".into()));
+    }
+    let mut hash = None;
+    for (name, value, line) in data_of(graph) {
+        match name.as_str() {
+            "programhash" => hash = Some(value),
+            "witness-type" if value != "condition_automaton" => {
+                return Err(err(
+                    line,
+                    format!("witness-type is `{value}`, expected `condition_automaton`"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    let program_hash = match hash {
+        Some(h) => {
+            if !h.eq_ignore_ascii_case(&program.hash) {
+                return Err(ConditionError::WrongProgram {
+                    expected: h,
+                    found: program.hash.clone(),
+                });
+            }
+            program.hash.clone()
+        }
+        None => {
+            return Err(err(
+                graph.line,
+                "no `programhash` graph data: cannot tell which program the condition is for"
+                    .into(),
+            ))
+        }
+    };
+    let truthy = |v: &str| v.eq_ignore_ascii_case("true");
+    let mut states = Vec::new();
+    let mut ids: HashMap<String, StateId> = HashMap::new();
+    let mut initial = None;
+    for node in graph.children_named("node") {
+        let id = node
+            .attr("id")
+            .ok_or_else(|| err(node.line, "<node> without id".into()))?
+            .to_string();
+        let q = StateId(states.len() as u32);
+        if ids.insert(id.clone(), q).is_some() {
+            return Err(err(node.line, format!("node id `{id}` is used twice")));
+        }
+        let mut accepting = false;
+        for (name, value, line) in data_of(node) {
+            match name.as_str() {
+                "entry" | "isEntryNode" if truthy(&value) => {
+                    if initial.is_some() {
+                        return Err(err(line, format!("second entry node `{id}`")));
+                    }
+                    initial = Some(q);
+                }
+                "accepting" | "isAcceptingNode" => accepting = truthy(&value),
+                _ => {}
+            }
+        }
+        states.push(ConditionState {
+            name: id,
+            accepting,
+        });
+    }
+    let initial = initial.ok_or_else(|| err(graph.line, "no entry node".into()))?;
+    let mut transitions = Vec::new();
+    for edge in graph.children_named("edge") {
+        let node_ref = |attr: &str| -> Result<StateId, ConditionError> {
+            let id = edge
+                .attr(attr)
+                .ok_or_else(|| err(edge.line, format!("<edge> without {attr}")))?;
+            ids.get(id)
+                .copied()
+                .ok_or_else(|| err(edge.line, format!("unknown node id `{id}` in {attr}")))
+        };
+        let from = node_ref("source")?;
+        let to = node_ref("target")?;
+        let data = data_of(edge);
+        let get = |key: &str| {
+            data.iter()
+                .find(|(n, _, _)| n == key)
+                .map(|(_, v, l)| (v.as_str(), *l))
+        };
+        let assumption = match get("assumption") {
+            Some((v, _)) if v != "true" => Assumption::False,
+            _ => Assumption::True,
+        };
+        let edges = match get("cfaedges") {
+            Some((list, line)) => {
+                let mut set = BTreeSet::new();
+                for item in list.split_whitespace() {
+                    let n: u32 = item
+                        .parse()
+                        .map_err(|_| err(line, format!("bad CFA edge id `{item}` in cfaedges")))?;
+                    if n as usize >= program.edges.len() {
+                        return Err(err(
+                            line,
+                            format!(
+                                "CFA edge {n} does not exist (the program has {} edges)",
+                                program.edges.len()
+                            ),
+                        ));
+                    }
+                    set.insert(EdgeId(n));
+                }
+                set
+            }
+            None => BTreeSet::from([
+                resolve_by_line(program, &get, edge.line).map_err(|m| err(edge.line, m))?
+            ]),
+        };
+        transitions.push(Transition {
+            from,
+            edges,
+            assumption,
+            to,
+        });
+    }
+    let automaton = ConditionAutomaton {
+        program_hash,
+        states,
+        initial,
+        transitions,
+    };
+    automaton.validate(program)?;
+    Ok(automaton)
+}
+
+/// Finds the one CFA edge a foreign transition means, by `startline` plus `control`,
+/// `enterFunction` and `returnFrom`; errors unless exactly one edge is left.
+fn resolve_by_line<'a>(
+    program: &Program,
+    get: &dyn Fn(&str) -> Option<(&'a str, usize)>,
+    line: usize,
+) -> Result<EdgeId, String> {
+    let (start, _) = get("startline")
+        .ok_or_else(|| "transition has neither `cfaedges` nor `startline`".to_string())?;
+    let start: u32 = start
+        .parse()
+        .map_err(|_| format!("bad startline `{start}`"))?;
+    let mut candidates: Vec<EdgeId> = program
+        .edge_ids()
+        .filter(|&e| {
+            let edge = program.edge(e);
+            edge.source.file == 0 && edge.source.line == start
+        })
+        .collect();
+    if let Some((control, _)) = get("control") {
+        let branch = match control {
+            "condition-true" => true,
+            "condition-false" => false,
+            other => return Err(format!("unknown control value `{other}`")),
+        };
+        candidates.retain(|&e| is_assume_branch(&program.edge(e).op, branch));
+    }
+    if let Some((callee, _)) = get("enterFunction") {
+        candidates.retain(|&e| {
+            matches!(&program.edge(e).op, Operation::Call { callee: c, .. } if program.function(*c).name == callee)
+        });
+    }
+    if let Some((func, _)) = get("returnFrom") {
+        candidates.retain(|&e| {
+            matches!(program.edge(e).op, Operation::Return { .. })
+                && edge_function(program, e) == func
+        });
+    }
+    match candidates.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(format!(
+            "no CFA edge at line {start} matches the transition (line {line} of the file)"
+        )),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .map(|&e| format!("{e} \"{}\"", program.render_operation(&program.edge(e).op)))
+                .collect();
+            Err(format!(
+                "ambiguous edge at line {start}: the transition could mean any of {}; \
+                 naming all would cover too much",
+                list.join(", ")
+            ))
+        }
+    }
+}

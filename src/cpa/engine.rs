@@ -1,0 +1,458 @@
+//! The CPA algorithm: reached set, waitlist, stop-sep, give-up monitors, guide automaton and
+//! the ARG it builds.
+
+use super::arg::{Arg, ArgNode, GuideStates, NodeId, NodeStatus};
+use super::control::ControlState;
+use super::monitor::{process_cpu_time, resident_memory, GiveUp, StepInfo};
+use super::{Cpa, Step, Transfer};
+use crate::cfa::Program;
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+/// Order in which the waitlist hands out states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchOrder {
+    /// Depth-first (finds deep bugs quickly; the order of seed 000's explicit runs).
+    #[default]
+    Dfs,
+    /// Breadth-first (shortest counterexamples first).
+    Bfs,
+}
+
+impl std::str::FromStr for SearchOrder {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "dfs" => Ok(SearchOrder::Dfs),
+            "bfs" => Ok(SearchOrder::Bfs),
+            _ => Err(format!("unknown search order `{s}` (expected dfs or bfs)")),
+        }
+    }
+}
+
+/// A condition automaton run alongside the analysis (guide mode, seed 000 §IV-C): paths it
+/// accepts were verified by an earlier stage and are not explored again. Returns are silent.
+pub trait Guide {
+    /// The automaton states at program start.
+    fn initial(&self) -> GuideStates;
+    /// The automaton states after a CFA edge.
+    fn step(&self, states: &GuideStates, step: Step) -> GuideStates;
+    /// True if the set contains an accepting state.
+    fn accepts(&self, states: &GuideStates) -> bool;
+}
+
+/// How one engine run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// The waitlist is empty: every state not cut or guided away was explored.
+    Complete,
+    /// A target state was reached; exploration can resume with [`Engine::run`].
+    Target(NodeId),
+    /// A global give-up condition fired; the waitlist is the unexplored frontier.
+    Stopped(GiveUp),
+}
+
+/// Counters of one analysis run.
+#[derive(Debug, Clone, Default)]
+pub struct EngineStats {
+    /// States taken from the waitlist and expanded.
+    pub expanded: u64,
+    /// ARG nodes created (the root included).
+    pub created: u64,
+    /// New states subsumed by a reached state.
+    pub covered: u64,
+    /// States cut by give-up conditions or analysis failures.
+    pub cut: u64,
+    /// States where the guide automaton accepted.
+    pub guide_accepted: u64,
+    /// Largest waitlist size seen.
+    pub max_waitlist: usize,
+    /// CPU time the engine ran (process CPU time measured around `run`).
+    pub cpu_time: Duration,
+}
+
+/// One analysis with its reached set, waitlist and ARG.
+pub struct Engine<'p, C: Cpa> {
+    program: &'p Program,
+    cpa: C,
+    /// The current precision (refined by CEGAR between runs).
+    pub precision: C::Precision,
+    order: SearchOrder,
+    give_up: Vec<GiveUp>,
+    path_monitors: Vec<GiveUp>,
+    guide: Option<&'p dyn Guide>,
+    arg: Arg<C::State>,
+    waitlist: VecDeque<NodeId>,
+    reached: HashMap<(ControlState, u64), Vec<NodeId>>,
+    reached_count: u64,
+    states_per_location: Vec<u64>,
+    posts_per_edge: Vec<u64>,
+    stats: EngineStats,
+    cpu_at_start: Duration,
+}
+
+impl<'p, C: Cpa> Engine<'p, C> {
+    /// Creates the engine with the initial state in the waitlist.
+    pub fn new(
+        program: &'p Program,
+        cpa: C,
+        order: SearchOrder,
+        give_up: Vec<GiveUp>,
+        guide: Option<&'p dyn Guide>,
+    ) -> Self {
+        let path_monitors: Vec<GiveUp> = give_up.iter().copied().filter(|g| g.is_path_monitor()).collect();
+        let control = ControlState::initial(program);
+        let root = ArgNode {
+            monitors: path_monitors.iter().map(|m| m.initial_value(&control)).collect(),
+            guide: guide.map(|g| g.initial()),
+            state: cpa.initial_state(program),
+            control,
+            parent: None,
+            children: Vec::new(),
+            status: NodeStatus::Waiting,
+        };
+        let mut engine = Engine {
+            program,
+            cpa,
+            precision: C::Precision::default(),
+            order,
+            give_up,
+            path_monitors,
+            guide,
+            arg: Arg { nodes: Vec::new() },
+            waitlist: VecDeque::new(),
+            reached: HashMap::new(),
+            reached_count: 0,
+            states_per_location: vec![0; program.locations.len()],
+            posts_per_edge: vec![0; program.edges.len()],
+            stats: EngineStats::default(),
+            cpu_at_start: process_cpu_time(),
+        };
+        let accepted = engine
+            .guide
+            .is_some_and(|g| root.guide.as_ref().is_some_and(|s| g.accepts(s)));
+        let id = engine.push_node(root);
+        if accepted {
+            engine.arg.nodes[id.index()].status = NodeStatus::GuideAccepted;
+            engine.stats.guide_accepted += 1;
+        } else {
+            engine.add_reached(id);
+            engine.waitlist.push_back(id);
+        }
+        engine
+    }
+
+    /// The analysis.
+    pub fn cpa(&self) -> &C {
+        &self.cpa
+    }
+
+    /// The ARG built so far.
+    pub fn arg(&self) -> &Arg<C::State> {
+        &self.arg
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &EngineStats {
+        &self.stats
+    }
+
+    /// The program under analysis.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    fn push_node(&mut self, node: ArgNode<C::State>) -> NodeId {
+        let id = NodeId(self.arg.nodes.len() as u32);
+        self.arg.nodes.push(node);
+        self.stats.created += 1;
+        id
+    }
+
+    fn reached_key(&self, id: NodeId) -> (ControlState, u64) {
+        let node = &self.arg.nodes[id.index()];
+        (node.control.clone(), self.cpa.coverage_key(&node.state))
+    }
+
+    fn add_reached(&mut self, id: NodeId) {
+        let key = self.reached_key(id);
+        self.reached.entry(key).or_default().push(id);
+        self.reached_count += 1;
+        let loc = self.arg.nodes[id.index()].control.location;
+        self.states_per_location[loc.index()] += 1;
+    }
+
+    /// Marks a node as not verified (e.g. a target whose counterexample did not replay), so
+    /// that exploration can go on without it.
+    pub fn cut(&mut self, id: NodeId, reason: impl Into<String>) {
+        self.arg.nodes[id.index()].status = NodeStatus::Cut(reason.into());
+        self.stats.cut += 1;
+    }
+
+    /// Lazy abstraction: removes `pivot` and everything below it, uncovers states covered by
+    /// removed ones and puts the pivot's parent back into the waitlist, to be re-expanded with
+    /// the current (refined) precision.
+    pub fn remove_subtree(&mut self, pivot: NodeId) {
+        let mut stack = vec![pivot];
+        let mut removed = std::collections::HashSet::new();
+        while let Some(n) = stack.pop() {
+            if !removed.insert(n) {
+                continue;
+            }
+            stack.extend(self.arg.nodes[n.index()].children.iter().map(|&(_, c)| c));
+        }
+        for &n in &removed {
+            let key = self.reached_key(n);
+            if let Some(list) = self.reached.get_mut(&key) {
+                let before = list.len();
+                list.retain(|&m| m != n);
+                if list.len() < before {
+                    self.reached_count -= 1;
+                    let loc = self.arg.nodes[n.index()].control.location;
+                    self.states_per_location[loc.index()] -= 1;
+                }
+            }
+            self.arg.nodes[n.index()].status = NodeStatus::Removed;
+        }
+        for i in 0..self.arg.nodes.len() {
+            if let NodeStatus::CoveredBy(m) = self.arg.nodes[i].status {
+                if removed.contains(&m) {
+                    let id = NodeId(i as u32);
+                    self.arg.nodes[i].status = NodeStatus::Waiting;
+                    self.add_reached(id);
+                    self.waitlist.push_back(id);
+                }
+            }
+        }
+        if let Some((parent, _)) = self.arg.nodes[pivot.index()].parent {
+            self.arg.nodes[parent.index()]
+                .children
+                .retain(|&(_, c)| !removed.contains(&c));
+            if self.arg.nodes[parent.index()].status == NodeStatus::Expanded {
+                self.arg.nodes[parent.index()].status = NodeStatus::Waiting;
+                self.waitlist.push_back(parent);
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Option<NodeId> {
+        loop {
+            let id = match self.order {
+                SearchOrder::Dfs => self.waitlist.pop_back(),
+                SearchOrder::Bfs => self.waitlist.pop_front(),
+            }?;
+            // Entries can be stale after refinement or re-adding.
+            if self.arg.nodes[id.index()].status == NodeStatus::Waiting {
+                return Some(id);
+            }
+        }
+    }
+
+    fn global_limit_hit(&self) -> Option<GiveUp> {
+        let check_slow = self.stats.expanded.is_multiple_of(64);
+        for &g in &self.give_up {
+            let hit = match g {
+                GiveUp::ReachedStates(n) => self.reached_count >= n,
+                GiveUp::CpuTime(limit) if check_slow => {
+                    process_cpu_time().saturating_sub(self.cpu_at_start) >= limit
+                }
+                GiveUp::Memory(limit) if check_slow && self.stats.expanded.is_multiple_of(1024) => {
+                    resident_memory().is_some_and(|m| m >= limit)
+                }
+                _ => false,
+            };
+            if hit {
+                return Some(g);
+            }
+        }
+        None
+    }
+
+    /// Explores until the waitlist is empty, a target is reached, or a global give-up
+    /// condition fires.
+    pub fn run(&mut self) -> RunOutcome {
+        let cpu_before = process_cpu_time();
+        let outcome = self.explore();
+        self.stats.cpu_time += process_cpu_time().saturating_sub(cpu_before);
+        outcome
+    }
+
+    fn explore(&mut self) -> RunOutcome {
+        loop {
+            if let Some(g) = self.global_limit_hit() {
+                return RunOutcome::Stopped(g);
+            }
+            let Some(id) = self.pop() else {
+                return RunOutcome::Complete;
+            };
+            self.stats.expanded += 1;
+            self.arg.nodes[id.index()].status = NodeStatus::Expanded;
+            let control = self.arg.nodes[id.index()].control.clone();
+            let mut new_nodes = Vec::new();
+            for step in control.steps(self.program) {
+                if let Some(target) = self.expand_step(id, &control, step, &mut new_nodes) {
+                    // Keep the siblings explorable when the run resumes.
+                    self.queue(new_nodes);
+                    return RunOutcome::Target(target);
+                }
+            }
+            self.queue(new_nodes);
+            self.stats.max_waitlist = self.stats.max_waitlist.max(self.waitlist.len());
+        }
+    }
+
+    fn queue(&mut self, new_nodes: Vec<NodeId>) {
+        // Reversed for DFS so that the first out-edge is explored first.
+        match self.order {
+            SearchOrder::Dfs => self.waitlist.extend(new_nodes.into_iter().rev()),
+            SearchOrder::Bfs => self.waitlist.extend(new_nodes),
+        }
+    }
+
+    /// Computes the successors of node `id` for one step; returns a target node if one was
+    /// created.
+    fn expand_step(
+        &mut self,
+        id: NodeId,
+        control: &ControlState,
+        step: Step,
+        new_nodes: &mut Vec<NodeId>,
+    ) -> Option<NodeId> {
+        let next_control = control.successor(step, self.program);
+        let started = Instant::now();
+        let transfer = self.cpa.transfer(
+            &self.arg.nodes[id.index()].state,
+            step,
+            &self.precision,
+            self.program,
+        );
+        let elapsed = started.elapsed();
+        let edge_index = step.edge().index();
+        self.posts_per_edge[edge_index] += 1;
+        let successors = match transfer {
+            Ok(Transfer::Successors(s)) => s,
+            Ok(Transfer::GiveUp(reason)) => {
+                let state = self.arg.nodes[id.index()].state.clone();
+                self.add_cut_child(id, step, next_control, state, reason);
+                return None;
+            }
+            Err(e) => {
+                let state = self.arg.nodes[id.index()].state.clone();
+                self.add_cut_child(id, step, next_control, state, format!("analysis failure: {e}"));
+                return None;
+            }
+        };
+        for state in successors {
+            let state = self.cpa.adjust_precision(state, &self.precision, self.program);
+            let parent = &self.arg.nodes[id.index()];
+            let info = StepInfo {
+                step,
+                target: &next_control,
+                program: self.program,
+                elapsed,
+            };
+            let mut fired = None;
+            let mut monitors = Vec::with_capacity(self.path_monitors.len());
+            for (m, value) in self.path_monitors.iter().zip(&parent.monitors) {
+                let (v, hit) = m.step(value, &info);
+                if hit && fired.is_none() {
+                    fired = Some(m.to_string());
+                }
+                monitors.push(v);
+            }
+            let guide = match (self.guide, &parent.guide) {
+                (Some(g), Some(states)) => Some(g.step(states, step)),
+                _ => None,
+            };
+            let guide_accepts = self
+                .guide
+                .is_some_and(|g| guide.as_ref().is_some_and(|s| g.accepts(s)));
+            for &g in &self.give_up {
+                match g {
+                    GiveUp::StatesPerLocation(n)
+                        if self.states_per_location[next_control.location.index()] >= n =>
+                    {
+                        fired.get_or_insert_with(|| g.to_string());
+                    }
+                    GiveUp::BusyEdge(n) if self.posts_per_edge[edge_index] > n => {
+                        fired.get_or_insert_with(|| g.to_string());
+                    }
+                    _ => {}
+                }
+            }
+            let is_target = next_control.is_error(self.program) || self.cpa.is_target(&state);
+            let node = ArgNode {
+                control: next_control.clone(),
+                state,
+                monitors,
+                guide,
+                parent: Some((id, step)),
+                children: Vec::new(),
+                status: NodeStatus::Waiting,
+            };
+            let child = self.push_node(node);
+            self.arg.nodes[id.index()].children.push((step, child));
+            if guide_accepts {
+                self.arg.nodes[child.index()].status = NodeStatus::GuideAccepted;
+                self.stats.guide_accepted += 1;
+                continue;
+            }
+            if let Some(reason) = fired {
+                self.arg.nodes[child.index()].status = NodeStatus::Cut(reason);
+                self.stats.cut += 1;
+                continue;
+            }
+            if is_target {
+                self.arg.nodes[child.index()].status = NodeStatus::Target;
+                return Some(child);
+            }
+            if let Some(cover) = self.find_cover(child) {
+                self.arg.nodes[child.index()].status = NodeStatus::CoveredBy(cover);
+                self.stats.covered += 1;
+                continue;
+            }
+            self.add_reached(child);
+            new_nodes.push(child);
+        }
+        None
+    }
+
+    fn add_cut_child(
+        &mut self,
+        id: NodeId,
+        step: Step,
+        control: ControlState,
+        state: C::State,
+        reason: String,
+    ) {
+        let parent = &self.arg.nodes[id.index()];
+        let node = ArgNode {
+            control,
+            state,
+            monitors: parent.monitors.clone(),
+            guide: parent.guide.clone(),
+            parent: Some((id, step)),
+            children: Vec::new(),
+            status: NodeStatus::Cut(reason),
+        };
+        let child = self.push_node(node);
+        self.arg.nodes[id.index()].children.push((step, child));
+        self.stats.cut += 1;
+    }
+
+    /// Stop-sep: a reached, not cut state at the same control state that is at least as
+    /// general, whose guide covers no more paths than the new state's.
+    fn find_cover(&self, id: NodeId) -> Option<NodeId> {
+        let key = self.reached_key(id);
+        let node = &self.arg.nodes[id.index()];
+        self.reached.get(&key)?.iter().copied().find(|&m| {
+            let other = &self.arg.nodes[m.index()];
+            matches!(other.status, NodeStatus::Waiting | NodeStatus::Expanded)
+                && match (&node.guide, &other.guide) {
+                    (Some(mine), Some(theirs)) => theirs.is_subset(mine),
+                    _ => true,
+                }
+                && self.cpa.less_or_equal(&node.state, &other.state)
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! The CPA engine: configurable program analysis after Beyer, Henzinger and Théoduloz, as in
+//! CPAchecker and seed 000 §III-B.
+//!
+//! An analysis is a [`Cpa`] (abstract domain, transfer relation, stop via the partial order,
+//! precision adjustment, target states). The engine composes it with the control part
+//! ([`control`]: the location and call-stack CPAs), the give-up monitors
+//! ([`monitor`]: seed 000 Fig. 7, whose firing strengthens a state to the assumption `false`),
+//! and optionally a condition automaton used as a guide; it explores the state space with a
+//! reached set and a waitlist and records the abstract reachability graph ([`arg`]).
+
+pub mod arg;
+pub mod control;
+pub mod engine;
+pub mod monitor;
+
+use crate::cfa::{EdgeId, Program};
+use std::fmt;
+use thiserror::Error;
+
+/// One step of a path: a CFA edge, or the return from a callee's exit to the return site of
+/// the call edge `call` (returns are implied by the call stack, not separate CFA edges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Step {
+    Edge(EdgeId),
+    Return { call: EdgeId },
+}
+
+impl Step {
+    /// The CFA edge this step belongs to (for a return: its call edge).
+    pub fn edge(self) -> EdgeId {
+        match self {
+            Step::Edge(e) | Step::Return { call: e } => e,
+        }
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Edge(e) => write!(f, "{e}"),
+            Step::Return { call } => write!(f, "return({call})"),
+        }
+    }
+}
+
+/// An error inside an analysis that makes a state's successors unknowable. The engine cuts the
+/// state (not verified) and goes on; it never turns into a verdict.
+#[derive(Debug, Clone, Error)]
+#[error("{0}")]
+pub struct CpaError(pub String);
+
+/// What a transfer yields for one step.
+#[derive(Debug, Clone)]
+pub enum Transfer<S> {
+    /// The successors (empty: the step is infeasible from this state).
+    Successors(Vec<S>),
+    /// The analysis cannot tell (e.g. certain undefined behaviour): the state is cut there and
+    /// recorded as not verified.
+    GiveUp(String),
+}
+
+/// A configurable program analysis over Baton's CFA (the data part; control is separate).
+pub trait Cpa {
+    /// Abstract state of the analysis' domain.
+    type State: Clone + fmt::Debug;
+    /// Precision (e.g. predicates per location); `()` for analyses without one.
+    type Precision: Clone + Default;
+
+    /// Short name for reports.
+    fn name(&self) -> &'static str;
+
+    /// The abstract state at program start.
+    fn initial_state(&self, program: &Program) -> Self::State;
+
+    /// Abstract successors of `state` for one step (transfer relation).
+    fn transfer(
+        &self,
+        state: &Self::State,
+        step: Step,
+        precision: &Self::Precision,
+        program: &Program,
+    ) -> Result<Transfer<Self::State>, CpaError>;
+
+    /// The partial order of the domain: `a ⊑ b` (every concrete state of `a` is one of `b`).
+    /// The engine's stop operator is stop-sep over this order at equal control state.
+    fn less_or_equal(&self, a: &Self::State, b: &Self::State) -> bool;
+
+    /// A key such that `a ⊑ b` implies equal keys, so the stop operator only compares states
+    /// with the same key. The default puts all states at one control state together.
+    fn coverage_key(&self, _state: &Self::State) -> u64 {
+        0
+    }
+
+    /// Precision adjustment, applied to every new successor before the stop check.
+    fn adjust_precision(
+        &self,
+        state: Self::State,
+        _precision: &Self::Precision,
+        _program: &Program,
+    ) -> Self::State {
+        state
+    }
+
+    /// True if the state is a target (besides states at error locations, which the engine
+    /// recognises from the control part).
+    fn is_target(&self, _state: &Self::State) -> bool {
+        false
+    }
+}

@@ -1,0 +1,252 @@
+//! Give-up conditions (seed 000 §III-A, Fig. 7).
+//!
+//! A *path* monitor keeps a value per abstract state (path length, assume edges, time spent on
+//! the path, occurrences of each location); when it exceeds its threshold the new state is cut
+//! (the assumption-storage CPA sets its assumption to `false`) and the analysis goes on
+//! elsewhere. A *global* monitor watches the whole run: total CPU time, memory and reached-set
+//! size stop the analysis and leave the waitlist as not verified; states per location and busy
+//! edges stop post computations into a location or along an edge.
+//!
+//! Thresholds are inclusive: with `path-length=N` paths of N steps are explored and the state
+//! after step N+1 is cut; `repeating-locations=K` allows a location K times on a path;
+//! `assume-edges=N` allows N assume edges; `states-per-location=N` allows N states at a
+//! location; `busy-edge=N` allows N post operations per edge; `reached-states=N` stops once N
+//! states are reached; `cpu-time` and `memory` stop once the limit is reached.
+
+use super::control::ControlState;
+use super::Step;
+use crate::cfa::{LocId, Program};
+use std::fmt;
+use std::time::Duration;
+use thiserror::Error;
+
+/// One give-up condition with its threshold, as given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveUp {
+    CpuTime(Duration),
+    /// Resident memory of the analysis process, in bytes.
+    Memory(u64),
+    ReachedStates(u64),
+    StatesPerLocation(u64),
+    BusyEdge(u64),
+    PathLength(u64),
+    PathTime(Duration),
+    RepeatingLocations(u64),
+    AssumeEdges(u64),
+}
+
+/// A malformed `--give-up` argument.
+#[derive(Debug, Clone, Error)]
+#[error("invalid give-up condition `{text}`: {reason}")]
+pub struct GiveUpParseError {
+    pub text: String,
+    pub reason: String,
+}
+
+/// Parses a duration such as `10s`, `500ms`, `2min` (a bare number is seconds).
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => (&s[..i], s[i..].trim()),
+        None => (s, "s"),
+    };
+    let value: f64 = num.parse().ok()?;
+    let secs = match unit {
+        "s" | "" => value,
+        "ms" => value / 1000.0,
+        "min" | "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return None,
+    };
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// Parses a memory size such as `500MB`, `2GB`, `1024` (bytes).
+pub fn parse_memory(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let i = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let value: u64 = s[..i].parse().ok()?;
+    let factor: u64 = match s[i..].trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "KB" | "K" => 1000,
+        "KIB" => 1 << 10,
+        "MB" | "M" => 1_000_000,
+        "MIB" => 1 << 20,
+        "GB" | "G" => 1_000_000_000,
+        "GIB" => 1 << 30,
+        _ => return None,
+    };
+    value.checked_mul(factor)
+}
+
+impl std::str::FromStr for GiveUp {
+    type Err = GiveUpParseError;
+
+    /// Parses `name=value`, e.g. `path-length=85`, `cpu-time=10s`, `memory=2GB`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let err = |reason: &str| GiveUpParseError {
+            text: text.to_string(),
+            reason: reason.to_string(),
+        };
+        let (name, value) = text.split_once('=').ok_or_else(|| err("expected NAME=VALUE"))?;
+        let count = || {
+            value
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| err("expected a whole number"))
+        };
+        let duration = || parse_duration(value).ok_or_else(|| err("expected a duration like 10s or 500ms"));
+        Ok(match name.trim() {
+            "cpu-time" | "time" => GiveUp::CpuTime(duration()?),
+            "memory" | "mem" => {
+                GiveUp::Memory(parse_memory(value).ok_or_else(|| err("expected a size like 500MB"))?)
+            }
+            "reached-states" | "reached" => GiveUp::ReachedStates(count()?),
+            "states-per-location" => GiveUp::StatesPerLocation(count()?),
+            "busy-edge" => GiveUp::BusyEdge(count()?),
+            "path-length" => GiveUp::PathLength(count()?),
+            "path-time" => GiveUp::PathTime(duration()?),
+            "repeating-locations" => GiveUp::RepeatingLocations(count()?),
+            "assume-edges" => GiveUp::AssumeEdges(count()?),
+            _ => {
+                return Err(err(
+                    "unknown condition (known: cpu-time, memory, reached-states, states-per-location, \
+                     busy-edge, path-length, path-time, repeating-locations, assume-edges)",
+                ))
+            }
+        })
+    }
+}
+
+impl fmt::Display for GiveUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GiveUp::CpuTime(d) => write!(f, "cpu-time={}s", d.as_secs_f64()),
+            GiveUp::Memory(b) => write!(f, "memory={b}B"),
+            GiveUp::ReachedStates(n) => write!(f, "reached-states={n}"),
+            GiveUp::StatesPerLocation(n) => write!(f, "states-per-location={n}"),
+            GiveUp::BusyEdge(n) => write!(f, "busy-edge={n}"),
+            GiveUp::PathLength(n) => write!(f, "path-length={n}"),
+            GiveUp::PathTime(d) => write!(f, "path-time={}s", d.as_secs_f64()),
+            GiveUp::RepeatingLocations(n) => write!(f, "repeating-locations={n}"),
+            GiveUp::AssumeEdges(n) => write!(f, "assume-edges={n}"),
+        }
+    }
+}
+
+/// The per-state value of a path monitor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MonitorValue {
+    /// A counter (steps, assume edges, nanoseconds).
+    Count(u64),
+    /// Occurrences of each location on the path (persistent map, shared between states).
+    LocationCounts(im::OrdMap<LocId, u64>),
+}
+
+/// What the engine tells a path monitor about one step.
+pub struct StepInfo<'a> {
+    pub step: Step,
+    pub target: &'a ControlState,
+    pub program: &'a Program,
+    /// Time the transfer of this step took.
+    pub elapsed: Duration,
+}
+
+impl GiveUp {
+    /// True for conditions kept per path (in the abstract state).
+    pub fn is_path_monitor(self) -> bool {
+        matches!(
+            self,
+            GiveUp::PathLength(_)
+                | GiveUp::PathTime(_)
+                | GiveUp::RepeatingLocations(_)
+                | GiveUp::AssumeEdges(_)
+        )
+    }
+
+    /// The value at program start (the initial location counts once).
+    pub fn initial_value(self, start: &ControlState) -> MonitorValue {
+        match self {
+            GiveUp::RepeatingLocations(_) => {
+                MonitorValue::LocationCounts(im::OrdMap::unit(start.location, 1))
+            }
+            _ => MonitorValue::Count(0),
+        }
+    }
+
+    /// The value after a step, and whether the threshold is exceeded.
+    pub fn step(self, value: &MonitorValue, info: &StepInfo<'_>) -> (MonitorValue, bool) {
+        match (self, value) {
+            (GiveUp::PathLength(max), MonitorValue::Count(n)) => (MonitorValue::Count(n + 1), n + 1 > max),
+            (GiveUp::AssumeEdges(max), MonitorValue::Count(n)) => {
+                let is_assume = matches!(info.step, Step::Edge(e) if info.program.edge(e).op.is_assume());
+                let n = n + u64::from(is_assume);
+                (MonitorValue::Count(n), n > max)
+            }
+            (GiveUp::PathTime(max), MonitorValue::Count(nanos)) => {
+                let total = nanos.saturating_add(info.elapsed.as_nanos() as u64);
+                (MonitorValue::Count(total), Duration::from_nanos(total) > max)
+            }
+            (GiveUp::RepeatingLocations(max), MonitorValue::LocationCounts(counts)) => {
+                let loc = info.target.location;
+                let n = counts.get(&loc).copied().unwrap_or(0) + 1;
+                (MonitorValue::LocationCounts(counts.update(loc, n)), n > max)
+            }
+            (_, v) => (v.clone(), false),
+        }
+    }
+}
+
+/// Current resident memory of this process in bytes (Linux `/proc/self/statm`).
+pub fn resident_memory() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// CPU time (user + system) this process has used so far.
+pub fn process_cpu_time() -> Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_SELF) {
+        Ok(u) => {
+            let tv = |t: nix::sys::time::TimeVal| {
+                Duration::from_secs(t.tv_sec().max(0) as u64)
+                    + Duration::from_micros(t.tv_usec().max(0) as u64)
+            };
+            tv(u.user_time()) + tv(u.system_time())
+        }
+        Err(_) => Duration::ZERO,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_give_up_conditions() {
+        assert_eq!(
+            "path-length=85".parse::<GiveUp>().ok(),
+            Some(GiveUp::PathLength(85))
+        );
+        assert_eq!(
+            "cpu-time=10s".parse::<GiveUp>().ok(),
+            Some(GiveUp::CpuTime(Duration::from_secs(10)))
+        );
+        assert_eq!(
+            "cpu-time=500ms".parse::<GiveUp>().ok(),
+            Some(GiveUp::CpuTime(Duration::from_millis(500)))
+        );
+        assert_eq!(
+            "memory=2GB".parse::<GiveUp>().ok(),
+            Some(GiveUp::Memory(2_000_000_000))
+        );
+        assert_eq!(
+            "repeating-locations=3".parse::<GiveUp>().ok(),
+            Some(GiveUp::RepeatingLocations(3))
+        );
+        assert!("path-length=x".parse::<GiveUp>().is_err());
+        assert!("bogus=1".parse::<GiveUp>().is_err());
+        assert!("path-length".parse::<GiveUp>().is_err());
+    }
+}

@@ -1,0 +1,340 @@
+//! Flow files: a YAML list of stages with budgets, validated before anything runs.
+//!
+//! ```yaml
+//! flow: comb-b
+//! description: CBMC with unwinding 1, explicit-value analysis 10 s, then predicate analysis
+//! budget: { cpu_time: 900s, memory: 15GB }
+//! stages:
+//!   - name: bmc-k1
+//!     tool: cbmc
+//!     options: { unwind: 1 }
+//!     budget: { cpu_time: 60s }
+//!   - name: explicit
+//!     tool: explicit
+//!     give_up: { cpu-time: 10s }
+//!     input: reduce
+//! ```
+
+use crate::cpa::monitor::{parse_duration, parse_memory, GiveUp};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+use thiserror::Error;
+
+/// A flow file that cannot be used; always names the file and, where known, the line.
+#[derive(Debug, Error)]
+#[error("{file}:{line}: {message}")]
+pub struct FlowError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// How a stage takes what earlier stages verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum StageInput {
+    /// The residual program of the accumulated condition (seed 001's reducer).
+    #[default]
+    Reduce,
+    /// The original program, ignoring the condition (seed 001's IDENTITY baseline).
+    Identity,
+    /// The original program with the condition as a guide (native analyses only).
+    Guide,
+}
+
+/// Resource limits of a flow or stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Budget {
+    pub cpu_time: Option<Duration>,
+    pub wall_time: Option<Duration>,
+    pub memory: Option<u64>,
+}
+
+impl Budget {
+    /// This budget capped by `outer` (each limit the smaller of the two).
+    pub fn capped_by(self, outer: Budget) -> Budget {
+        fn min<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        Budget {
+            cpu_time: min(self.cpu_time, outer.cpu_time),
+            wall_time: min(self.wall_time, outer.wall_time),
+            memory: min(self.memory, outer.memory),
+        }
+    }
+}
+
+/// One stage of a flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    pub name: String,
+    /// `explicit`, `predicate`, or an adapter name from `tool-adapters/`.
+    pub tool: String,
+    /// Tool options (e.g. `unwind: 1`), as strings.
+    pub options: BTreeMap<String, String>,
+    pub budget: Budget,
+    /// Soft give-up conditions (native analyses).
+    pub give_up: Vec<GiveUp>,
+    pub input: StageInput,
+    /// Line of the stage in the flow file, for messages.
+    pub line: usize,
+}
+
+/// A validated flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    pub name: String,
+    pub description: String,
+    pub budget: Budget,
+    pub stages: Vec<Stage>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowFile {
+    flow: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    budget: Option<BudgetFile>,
+    stages: Vec<StageFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BudgetFile {
+    #[serde(alias = "cpu-time")]
+    cpu_time: Option<serde_norway::Value>,
+    #[serde(alias = "wall-time")]
+    wall_time: Option<serde_norway::Value>,
+    memory: Option<serde_norway::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StageFile {
+    name: Option<String>,
+    tool: String,
+    #[serde(default)]
+    options: BTreeMap<String, serde_norway::Value>,
+    budget: Option<BudgetFile>,
+    #[serde(default, alias = "give-up")]
+    give_up: BTreeMap<String, serde_norway::Value>,
+    #[serde(default)]
+    input: StageInput,
+}
+
+/// Tools a flow may name: the native analyses and the adapters that exist.
+pub const NATIVE_TOOLS: [&str; 2] = ["explicit", "predicate"];
+
+fn scalar(v: &serde_norway::Value) -> Option<String> {
+    match v {
+        serde_norway::Value::String(s) => Some(s.clone()),
+        serde_norway::Value::Number(n) => Some(n.to_string()),
+        serde_norway::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The first line (1-based) at or after `from` whose text contains `needle`.
+fn line_of(text: &str, needle: &str, from: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+}
+
+impl Flow {
+    /// Reads and validates a flow file. `known_tools` are the adapter names besides the native
+    /// analyses.
+    pub fn load(path: &Path, known_tools: &[String]) -> Result<Flow, FlowError> {
+        let text = std::fs::read_to_string(path).map_err(|e| FlowError {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!("cannot read: {e}"),
+        })?;
+        Flow::parse(&text, &path.display().to_string(), known_tools)
+    }
+
+    /// Parses and validates the text of a flow file named `file`.
+    pub fn parse(text: &str, file: &str, known_tools: &[String]) -> Result<Flow, FlowError> {
+        let err = |line: usize, message: String| FlowError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let parsed: FlowFile = serde_norway::from_str(text)
+            .map_err(|e| err(e.location().map(|l| l.line()).unwrap_or(1), e.to_string()))?;
+        let flow_line = line_of(text, "flow:", 1).unwrap_or(1);
+        let budget = |b: &Option<BudgetFile>, line: usize| -> Result<Budget, FlowError> {
+            let Some(b) = b else { return Ok(Budget::default()) };
+            let duration =
+                |v: &Option<serde_norway::Value>, what: &str| -> Result<Option<Duration>, FlowError> {
+                    v.as_ref()
+                        .map(|v| {
+                            scalar(v).and_then(|s| parse_duration(&s)).ok_or_else(|| {
+                                err(
+                                    line_of(text, what, line).unwrap_or(line),
+                                    format!("invalid {what}: expected a duration like 60s"),
+                                )
+                            })
+                        })
+                        .transpose()
+                };
+            let memory = b
+                .memory
+                .as_ref()
+                .map(|v| {
+                    scalar(v).and_then(|s| parse_memory(&s)).ok_or_else(|| {
+                        err(
+                            line_of(text, "memory", line).unwrap_or(line),
+                            "invalid memory: expected a size like 15GB".into(),
+                        )
+                    })
+                })
+                .transpose()?;
+            Ok(Budget {
+                cpu_time: duration(&b.cpu_time, "cpu_time")?,
+                wall_time: duration(&b.wall_time, "wall_time")?,
+                memory,
+            })
+        };
+        if parsed.stages.is_empty() {
+            return Err(err(
+                line_of(text, "stages", 1).unwrap_or(1),
+                "a flow needs at least one stage".into(),
+            ));
+        }
+        let flow_budget = budget(&parsed.budget, flow_line)?;
+        let mut stages = Vec::new();
+        let mut search_from = line_of(text, "stages", 1).unwrap_or(1);
+        for (i, s) in parsed.stages.iter().enumerate() {
+            let line = line_of(text, &format!("tool: {}", s.tool), search_from)
+                .or_else(|| line_of(text, "tool:", search_from))
+                .unwrap_or(search_from);
+            let stage_line = s
+                .name
+                .as_ref()
+                .and_then(|n| line_of(text, &format!("name: {n}"), search_from))
+                .filter(|&l| l <= line)
+                .unwrap_or(line);
+            search_from = line + 1;
+            let native = NATIVE_TOOLS.contains(&s.tool.as_str());
+            if !native && !known_tools.iter().any(|t| t == &s.tool) {
+                let mut all: Vec<String> = NATIVE_TOOLS.iter().map(|t| t.to_string()).collect();
+                all.extend(known_tools.iter().cloned());
+                return Err(err(
+                    line,
+                    format!("unknown tool `{}` (known: {})", s.tool, all.join(", ")),
+                ));
+            }
+            if s.input == StageInput::Guide && !native {
+                return Err(err(
+                    line,
+                    format!(
+                        "tool `{}` cannot take a condition as a guide; use `input: reduce` or `identity`",
+                        s.tool
+                    ),
+                ));
+            }
+            let mut give_up = Vec::new();
+            for (k, v) in &s.give_up {
+                let value = scalar(v).unwrap_or_default();
+                let g: GiveUp = format!("{}={value}", k.replace('_', "-")).parse().map_err(
+                    |e: crate::cpa::monitor::GiveUpParseError| {
+                        err(line_of(text, k, stage_line).unwrap_or(stage_line), e.to_string())
+                    },
+                )?;
+                give_up.push(g);
+            }
+            if !give_up.is_empty() && !native {
+                return Err(err(
+                    line,
+                    format!("give_up applies to native analyses, not to `{}`", s.tool),
+                ));
+            }
+            let mut options = BTreeMap::new();
+            for (k, v) in &s.options {
+                let value = scalar(v).ok_or_else(|| {
+                    err(
+                        line_of(text, k, stage_line).unwrap_or(stage_line),
+                        format!("option `{k}` must be a scalar"),
+                    )
+                })?;
+                options.insert(k.clone(), value);
+            }
+            stages.push(Stage {
+                name: s.name.clone().unwrap_or_else(|| format!("{}-{}", i + 1, s.tool)),
+                tool: s.tool.clone(),
+                options,
+                budget: budget(&s.budget, stage_line)?,
+                give_up,
+                input: s.input,
+                line: stage_line,
+            });
+        }
+        Ok(Flow {
+            name: parsed.flow,
+            description: parsed.description,
+            budget: flow_budget,
+            stages,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMB_B: &str = "flow: comb-b\ndescription: test\nbudget: { cpu_time: 900s, memory: 15GB }\nstages:\n  - name: bmc-k1\n    tool: cbmc\n    options: { unwind: 1 }\n    budget: { cpu_time: 60s }\n  - name: explicit\n    tool: explicit\n    give_up: { cpu-time: 10s }\n    input: reduce\n  - name: predicate\n    tool: predicate\n    input: guide\n";
+
+    #[test]
+    fn parses_a_flow() {
+        let flow = Flow::parse(COMB_B, "comb-b.yaml", &["cbmc".to_string()]).unwrap();
+        assert_eq!(flow.stages.len(), 3);
+        assert_eq!(flow.budget.cpu_time, Some(Duration::from_secs(900)));
+        assert_eq!(flow.budget.memory, Some(15_000_000_000));
+        assert_eq!(flow.stages[0].options["unwind"], "1");
+        assert_eq!(
+            flow.stages[1].give_up,
+            vec![GiveUp::CpuTime(Duration::from_secs(10))]
+        );
+        assert_eq!(flow.stages[2].input, StageInput::Guide);
+        assert_eq!(flow.stages[1].line, 9);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let e = Flow::parse(COMB_B, "f.yaml", &[]).unwrap_err().to_string();
+        assert_eq!(e, "f.yaml:6: unknown tool `cbmc` (known: explicit, predicate)");
+        let bad = COMB_B.replace("give_up: { cpu-time: 10s }", "give_up: { cpu-time: soon }");
+        let e = Flow::parse(&bad, "f.yaml", &["cbmc".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f.yaml:11: invalid give-up condition"), "{e}");
+        let e = Flow::parse("flow: x\nstages:\n  - tool: [\n", "f.yaml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f.yaml:"), "{e}");
+        let e = Flow::parse("flow: x\nstagez: []\n", "f.yaml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field"), "{e}");
+        let e = Flow::parse(
+            &COMB_B
+                .replace("input: reduce", "input: guide")
+                .replace("tool: explicit", "tool: cbmc"),
+            "f.yaml",
+            &["cbmc".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot take a condition as a guide"), "{e}");
+    }
+}

@@ -1,0 +1,3 @@
+//! Flows: stages run one after another under budgets, each handing on what it verified.
+
+pub mod flow;

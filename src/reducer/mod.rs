@@ -1,0 +1,292 @@
+//! Reducers: condition × program → residual program (seed 001 §2.2).
+//!
+//! [`reduce`] is Algorithm 1 REDUCER: it explores pairs (control state, automaton state) from
+//! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
+//! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
+//! transition matches. Calls are inlined on the way (Baton rejects recursion, so the call stack
+//! is bounded), which makes the residual program one function `main`. [`identity`] is the
+//! IDENTITY reducer of seed 001's null hypothesis.
+//!
+//! The residual program keeps the original's variables, operations and source positions, and
+//! consumes nondet values in the same order as the original, so a counterexample of the
+//! residual program is one of the original with the same nondet values; [`Residual::origin`]
+//! tells for each residual location where it came from.
+
+use crate::cfa::expr::Expr;
+use crate::cfa::{
+    Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope,
+};
+use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
+use crate::cpa::control::ControlState;
+use crate::cpa::Step;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use thiserror::Error;
+
+/// Why a program could not be reduced.
+#[derive(Debug, Error)]
+pub enum ReduceError {
+    #[error(transparent)]
+    Condition(#[from] ConditionError),
+    #[error("the residual program would exceed {limit} locations (the condition unrolls too much)")]
+    TooLarge { limit: usize },
+}
+
+/// Where a residual location comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The original location (for inlined callees: the callee's location).
+    pub location: LocId,
+    /// The original call edges active there, outermost first.
+    pub call_stack: Vec<EdgeId>,
+    /// The automaton states some run is in; empty for the residual state `q_r`.
+    pub automaton_states: BTreeSet<StateId>,
+}
+
+/// A residual program with its map back to the original.
+#[derive(Debug, Clone)]
+pub struct Residual {
+    pub program: Program,
+    /// Per residual location: where it comes from (`None` for helper locations between the
+    /// parameter assignments of an inlined call).
+    pub origin: Vec<Option<Origin>>,
+}
+
+/// Size figures of a residual program against its original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReductionSize {
+    pub original_locations: usize,
+    pub original_edges: usize,
+    pub residual_locations: usize,
+    pub residual_edges: usize,
+}
+
+impl Residual {
+    /// Locations and edges of the residual against the original.
+    pub fn size(&self, original: &Program) -> ReductionSize {
+        ReductionSize {
+            original_locations: original.locations.len(),
+            original_edges: original.edges.len(),
+            residual_locations: self.program.locations.len(),
+            residual_edges: self.program.edges.len(),
+        }
+    }
+
+    /// True if no path of the residual program reaches an error location.
+    pub fn error_unreachable(&self) -> bool {
+        !self.program.locations.iter().any(|l| l.kind == LocationKind::Error)
+    }
+}
+
+/// Default bound on residual locations: conditions from long analyses can unroll a lot.
+pub const DEFAULT_MAX_LOCATIONS: usize = 2_000_000;
+
+/// The product node of Algorithm 1, with the automaton part determinised on the fly: the set
+/// of automaton states some run can be in. The empty set is the residual state `q_r`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ProductNode {
+    control: ControlState,
+    states: BTreeSet<StateId>,
+}
+
+/// Algorithm 1 REDUCER of seed 001, with calls inlined and the condition determinised (a path
+/// is cut as soon as some run accepts, Def. 2.2), so the residual program is deterministic
+/// whenever the program is, even for unions of conditions.
+pub fn reduce(
+    program: &Program,
+    condition: &ConditionAutomaton,
+    max_locations: usize,
+) -> Result<Residual, ReduceError> {
+    condition.validate(program)?;
+    let runner = ConditionRunner::new(condition);
+    let mut builder = ResidualBuilder::new(program);
+    let initial = runner.initial();
+    if runner.accepts(&initial) {
+        // Everything is covered: the residual `main` does nothing.
+        let entry = builder.location(LocationKind::Normal, None);
+        let exit = builder.location(LocationKind::FunctionExit, None);
+        builder.edge(entry, exit, Operation::Skip, program.main().source);
+        return Ok(builder.finish(entry, exit));
+    }
+    let start = ProductNode { control: ControlState::initial(program), states: initial };
+    let mut ids: HashMap<ProductNode, LocId> = HashMap::new();
+    let mut waitlist = VecDeque::new();
+    let exit = builder.location(LocationKind::FunctionExit, None);
+    let entry = builder.product_location(&start, program);
+    ids.insert(start.clone(), entry);
+    waitlist.push_back(start);
+
+    while let Some(node) = waitlist.pop_front() {
+        let from = ids[&node];
+        if program.location(node.control.location).kind == LocationKind::FunctionExit
+            && node.control.call_stack.top().is_none()
+        {
+            // `main` returns: the residual main returns too.
+            builder.edge(from, exit, Operation::Skip, program.main().source);
+            continue;
+        }
+        for step in node.control.steps(program) {
+            let states = match step {
+                // Returns are silent for conditions.
+                Step::Return { .. } => node.states.clone(),
+                Step::Edge(e) => runner.step(&node.states, e),
+            };
+            if runner.accepts(&states) {
+                // Covered from here on: cut off.
+                continue;
+            }
+            let next = ProductNode { control: node.control.successor(step, program), states };
+            let to = match ids.get(&next) {
+                Some(&l) => l,
+                None => {
+                    if builder.locations.len() >= max_locations {
+                        return Err(ReduceError::TooLarge { limit: max_locations });
+                    }
+                    let l = builder.product_location(&next, program);
+                    ids.insert(next.clone(), l);
+                    waitlist.push_back(next);
+                    l
+                }
+            };
+            builder.step(from, to, step, program);
+        }
+    }
+    Ok(builder.finish(entry, exit))
+}
+
+/// The IDENTITY reducer: the program as it is.
+pub fn identity(program: &Program) -> Program {
+    program.clone()
+}
+
+struct ResidualBuilder<'p> {
+    original: &'p Program,
+    locations: Vec<Location>,
+    edges: Vec<Edge>,
+    origin: Vec<Option<Origin>>,
+}
+
+impl<'p> ResidualBuilder<'p> {
+    fn new(original: &'p Program) -> Self {
+        ResidualBuilder { original, locations: Vec::new(), edges: Vec::new(), origin: Vec::new() }
+    }
+
+    fn location(&mut self, kind: LocationKind, origin: Option<Origin>) -> LocId {
+        let id = LocId(self.locations.len() as u32);
+        self.locations.push(Location { func: FuncId(0), kind, loop_head: false, label: None });
+        self.origin.push(origin);
+        id
+    }
+
+    fn product_location(&mut self, node: &ProductNode, program: &Program) -> LocId {
+        let original = program.location(node.control.location);
+        let kind = match original.kind {
+            LocationKind::FunctionExit => LocationKind::Normal,
+            k => k,
+        };
+        let id = self.location(
+            kind,
+            Some(Origin {
+                location: node.control.location,
+                call_stack: node.control.call_stack.calls(),
+                automaton_states: node.states.clone(),
+            }),
+        );
+        self.locations[id.index()].label = original.label.clone();
+        id
+    }
+
+    fn edge(&mut self, from: LocId, to: LocId, op: Operation, source: crate::cfa::SourceLoc) {
+        self.edges.push(Edge { from, to, op, source });
+    }
+
+    /// Adds the residual edges for one original step: the operation itself, an inlined call
+    /// as parameter assignments, a return as the assignment of the call's result.
+    fn step(&mut self, from: LocId, to: LocId, step: Step, program: &Program) {
+        let edge = program.edge(step.edge());
+        let source = edge.source;
+        match (step, &edge.op) {
+            (Step::Edge(_), Operation::Call { callee, args, .. }) => {
+                let params = &program.function(*callee).params;
+                let assigns: Vec<Operation> = params
+                    .iter()
+                    .zip(args)
+                    .map(|(&p, a)| Operation::Assign { lhs: p, rhs: a.clone() })
+                    .collect();
+                self.chain(from, to, assigns, source);
+            }
+            (Step::Return { .. }, Operation::Call { callee, result, .. }) => {
+                let callee = program.function(*callee);
+                let op = match (result, callee.return_var) {
+                    (Some(r), Some(rv)) => {
+                        let ty = program.variable(*r).ty;
+                        let value = Expr::var(rv, program.variable(rv).ty).cast(ty);
+                        Operation::Assign { lhs: *r, rhs: value }
+                    }
+                    _ => Operation::Skip,
+                };
+                self.edge(from, to, op, source);
+            }
+            (_, Operation::Return { value }) => {
+                let func = program.function(program.location(edge.from).func);
+                let op = match (func.return_var, value) {
+                    (Some(rv), Some(v)) => Operation::Assign { lhs: rv, rhs: v.clone() },
+                    _ => Operation::Skip,
+                };
+                self.edge(from, to, op, source);
+            }
+            (_, op) => self.edge(from, to, op.clone(), source),
+        }
+    }
+
+    /// Operations in sequence from `from` to `to` (a skip when there are none). Parameter
+    /// assignments in sequence are exact: arguments cannot read the callee's parameters
+    /// because Baton rejects recursion.
+    fn chain(&mut self, from: LocId, to: LocId, ops: Vec<Operation>, source: crate::cfa::SourceLoc) {
+        if ops.is_empty() {
+            self.edge(from, to, Operation::Skip, source);
+            return;
+        }
+        let n = ops.len();
+        let mut current = from;
+        for (i, op) in ops.into_iter().enumerate() {
+            let next = if i + 1 == n { to } else { self.location(LocationKind::Normal, None) };
+            self.edge(current, next, op, source);
+            current = next;
+        }
+    }
+
+    fn finish(self, entry: LocId, exit: LocId) -> Residual {
+        let original = self.original;
+        let main = original.main();
+        let mut variables = original.variables.clone();
+        for v in &mut variables {
+            if v.scope != Scope::Global {
+                v.scope = Scope::Local(FuncId(0));
+            }
+        }
+        let function = Function {
+            name: main.name.clone(),
+            params: Vec::new(),
+            return_type: main.return_type,
+            return_var: main.return_var,
+            entry,
+            exit,
+            locations: (0..self.locations.len() as u32).map(LocId).collect(),
+            source: main.source,
+        };
+        let program = Program {
+            files: original.files.clone(),
+            hash: original.hash.clone(),
+            data_model: original.data_model,
+            variables,
+            functions: vec![function],
+            locations: self.locations,
+            edges: self.edges,
+            entry_function: FuncId(0),
+            out_edges: Vec::new(),
+            in_edges: Vec::new(),
+        }
+        .finish();
+        Residual { program, origin: self.origin }
+    }
+}
