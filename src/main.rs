@@ -10,11 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "baton",
-    version,
-    about = "Conditional model checking of C programs"
-)]
+#[command(name = "baton", version, about = "Conditional model checking of C programs")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -104,13 +100,7 @@ fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> 
     })())
 }
 
-fn exec(
-    program: PathBuf,
-    model: DataModel,
-    inputs: Vec<i128>,
-    max_steps: u64,
-    trace: bool,
-) -> ExitCode {
+fn exec(program: PathBuf, model: DataModel, inputs: Vec<i128>, max_steps: u64, trace: bool) -> ExitCode {
     let loaded = match load_program(&program, model) {
         Ok(p) => p,
         Err(e) => return report(Err(e)),

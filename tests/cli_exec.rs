@@ -38,10 +38,7 @@ fn exec_prints_endings_and_inputs() {
 
     let (code, out, _) = baton(&["exec", path, "--inputs", "7"]);
     assert_eq!(code, 0);
-    assert!(
-        out.contains("error: reach_error() reached at line 10"),
-        "{out}"
-    );
+    assert!(out.contains("error: reach_error() reached at line 10"), "{out}");
     assert!(out.contains("1 of 1 inputs consumed"), "{out}");
 
     let (code, out, _) = baton(&["exec", path, "--inputs", "1,5"]);

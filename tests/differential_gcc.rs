@@ -187,11 +187,7 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
             programs[d.seed as usize].text()
         );
     }
-    assert!(
-        disagreements.is_empty(),
-        "{} disagreements",
-        disagreements.len()
-    );
+    assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
 }
 
 /// The generated programs are free of undefined behaviour as far as gcc's UBSan can tell
@@ -222,13 +218,7 @@ fn generated_programs_have_no_undefined_behaviour() {
             continue;
         }
         let name = format!("ubsan-{model}");
-        let exe = match gcc_harness::compile_batch(
-            &programs,
-            model.gcc_flag(),
-            &ubsan,
-            dir.path(),
-            &name,
-        ) {
+        let exe = match gcc_harness::compile_batch(&programs, model.gcc_flag(), &ubsan, dir.path(), &name) {
             Ok(exe) => exe,
             Err(e) if e.contains("ubsan") || e.contains("sanitize") => {
                 eprintln!("skipping {model}: UBSan is not available: {e}");

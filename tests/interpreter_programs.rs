@@ -162,3 +162,20 @@ fn calls_and_nondet_replay() {
     assert_eq!(again.path, r.path);
     assert_eq!(again.ending, r.ending);
 }
+
+/// `__VERIFIER_assume(int)`: the argument converts to `int` before the test, as in C (found by
+/// the differential test against gcc).
+#[test]
+fn assume_converts_its_argument_to_int() {
+    let p = program(
+        "int main(void) {\n\
+           long long x = 4294967296LL;\n\
+           __VERIFIER_assume(x);\n\
+           return 1;\n\
+         }\n",
+    );
+    assert_eq!(
+        run(&p, DataModel::LP64, &[]).ending,
+        Ending::AssumptionViolated { line: 10 }
+    );
+}

@@ -65,7 +65,14 @@ const REPLAY_STEPS: u64 = 10_000_000;
 
 /// Replays nondet values on the interpreter; `Some(ending)` if the run reaches the error.
 pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
-    let run = execute(program, inputs, &ExecOptions { max_steps: REPLAY_STEPS, record_path: false });
+    let run = execute(
+        program,
+        inputs,
+        &ExecOptions {
+            max_steps: REPLAY_STEPS,
+            record_path: false,
+        },
+    );
     run.ending.is_error().then_some(run.ending)
 }
 
@@ -78,7 +85,9 @@ pub fn run_to_verdict<C: Cpa>(
     let (verdict, reason, counterexample) = loop {
         match engine.run() {
             RunOutcome::Target(node) => match on_target(engine, node) {
-                TargetDecision::Violation(cex) => break (Verdict::False, "error reached".to_string(), Some(cex)),
+                TargetDecision::Violation(cex) => {
+                    break (Verdict::False, "error reached".to_string(), Some(cex))
+                }
                 TargetDecision::NotConfirmed(why) => engine.cut(node, why),
                 TargetDecision::Refined => {}
             },
@@ -96,7 +105,10 @@ pub fn run_to_verdict<C: Cpa>(
                     NodeStatus::Cut(r) => Some(r.clone()),
                     _ => None,
                 });
-                let reason = format!("{unverified} states not verified (first: {})", first.unwrap_or_default());
+                let reason = format!(
+                    "{unverified} states not verified (first: {})",
+                    first.unwrap_or_default()
+                );
                 break (Verdict::Unknown, reason, None);
             }
         }

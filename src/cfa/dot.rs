@@ -38,9 +38,7 @@ pub fn to_dot(program: &Program) -> String {
                     attrs.push("style=filled".into());
                     attrs.push("fillcolor=\"#ffcccc\"".into());
                 }
-                LocationKind::FunctionExit | LocationKind::Terminal => {
-                    attrs.push("shape=box".into())
-                }
+                LocationKind::FunctionExit | LocationKind::Terminal => attrs.push("shape=box".into()),
                 LocationKind::Normal => {}
             }
             if loc.loop_head {

@@ -320,11 +320,7 @@ impl Run<'_> {
                         writes.push((*lhs, self.store(*lhs, value)));
                     }
                 }
-                Operation::Call {
-                    callee,
-                    args,
-                    result,
-                } => {
+                Operation::Call { callee, args, result } => {
                     let mut values = Vec::with_capacity(args.len());
                     for a in args {
                         match self.eval(a) {
@@ -419,11 +415,7 @@ pub fn render_step(program: &Program, step: &Step) -> String {
             )
         }
         Step::ReturnToCaller { callee, writes: w } => {
-            format!(
-                "return from {}{}",
-                program.function(*callee).name,
-                writes(w)
-            )
+            format!("return from {}{}", program.function(*callee).name, writes(w))
         }
     }
 }
@@ -437,10 +429,7 @@ fn validate(p: &Program) -> Result<(), String> {
         return Err("the program's edge index is missing (call Program::reindex)".into());
     }
     if p.entry_function.index() >= nf {
-        return Err(format!(
-            "entry function {} does not exist",
-            p.entry_function.0
-        ));
+        return Err(format!("entry function {} does not exist", p.entry_function.0));
     }
     let var_ok = |v: VarId| v.index() < nv;
     let expr_ok = |e: &Expr| {
@@ -456,10 +445,7 @@ fn validate(p: &Program) -> Result<(), String> {
             ));
         }
         if !f.params.iter().all(|&v| var_ok(v)) || !f.return_var.is_none_or(var_ok) {
-            return Err(format!(
-                "function `{}` names a variable out of range",
-                f.name
-            ));
+            return Err(format!("function `{}` names a variable out of range", f.name));
         }
     }
     for (i, l) in p.locations.iter().enumerate() {
@@ -480,11 +466,7 @@ fn validate(p: &Program) -> Result<(), String> {
             Operation::Assume { cond, .. } => expr_ok(cond),
             Operation::Return { value } => value.as_ref().is_none_or(expr_ok),
             Operation::Exit { code } => expr_ok(code),
-            Operation::Call {
-                callee,
-                args,
-                result,
-            } => {
+            Operation::Call { callee, args, result } => {
                 if callee.index() >= nf {
                     return bad("call of a function out of range");
                 }
@@ -573,8 +555,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, &t)| self.var(&format!("{name}::p{i}"), t, Scope::Local(id), 0))
                 .collect();
-            let return_var =
-                ret.map(|t| self.var(&format!("{name}::__ret"), t, Scope::Local(id), 0));
+            let return_var = ret.map(|t| self.var(&format!("{name}::__ret"), t, Scope::Local(id), 0));
             let entry = self.loc(id, LocationKind::Normal);
             let exit = self.loc(id, LocationKind::FunctionExit);
             self.p.functions.push(Function {
@@ -723,15 +704,7 @@ mod tests {
             },
             4,
         );
-        b.edge(
-            at,
-            exit,
-            Operation::Assume {
-                cond,
-                branch: false,
-            },
-            4,
-        );
+        b.edge(at, exit, Operation::Assume { cond, branch: false }, 4);
         let p = b.finish();
 
         let r = run(&p, &[-1, 1i128 << 33 | 5]);
@@ -742,10 +715,7 @@ mod tests {
                 line: 4
             }
         );
-        assert_eq!(
-            r.ending.to_string(),
-            "error: reach_error() reached at line 4"
-        );
+        assert_eq!(r.ending.to_string(), "error: reach_error() reached at line 4");
         assert_eq!(r.inputs_consumed, 2);
         assert_eq!(r.nondet_values, vec![255, 5, 0]);
         assert_eq!(r.final_values[y.index()], 5);
@@ -820,15 +790,7 @@ mod tests {
             },
             2,
         );
-        b.edge(
-            at,
-            t2,
-            Operation::Assume {
-                cond,
-                branch: false,
-            },
-            2,
-        );
+        b.edge(at, t2, Operation::Assume { cond, branch: false }, 2);
         let term = b.loc(m, LocationKind::Terminal);
         b.edge(
             t1,
@@ -838,12 +800,7 @@ mod tests {
             },
             5,
         );
-        let code = Expr::binary(
-            BinaryOp::Mul,
-            Expr::int(3),
-            v(x, IntType::INT),
-            IntType::INT,
-        );
+        let code = Expr::binary(BinaryOp::Mul, Expr::int(3), v(x, IntType::INT), IntType::INT);
         let term2 = b.loc(m, LocationKind::Terminal);
         b.edge(t2, term2, Operation::Exit { code }, 6);
         let p = b.finish();
@@ -919,12 +876,7 @@ mod tests {
         let mut b = Builder::new();
         let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
         let x = b.var("x", IntType::INT, Scope::Local(m), 0);
-        let e = Expr::binary(
-            BinaryOp::Div,
-            Expr::int(1),
-            v(x, IntType::INT),
-            IntType::INT,
-        );
+        let e = Expr::binary(BinaryOp::Div, Expr::int(1), v(x, IntType::INT), IntType::INT);
         b.edge(entry, exit, ret(e), 4);
         let r = run(&b.finish(), &[]);
         assert_eq!(
@@ -940,8 +892,7 @@ mod tests {
     fn calls_convert_arguments_and_results() {
         let mut b = Builder::new();
         let (m, _, m_entry, m_exit) = b.func("main", &[], Some(IntType::INT));
-        let (f, fp, f_entry, f_exit) =
-            b.func("f", &[IntType::SHORT, IntType::UINT], Some(IntType::CHAR));
+        let (f, fp, f_entry, f_exit) = b.func("f", &[IntType::SHORT, IntType::UINT], Some(IntType::CHAR));
         let r = b.var("r", IntType::INT, Scope::Local(m), 0);
         let x = b.var("x", IntType::INT, Scope::Local(m), 0);
         // f: return (signed char)((unsigned)a + b);
@@ -1032,10 +983,7 @@ mod tests {
             IntType::INT,
         );
         b.edge(at, exit, ret(sum), 4);
-        assert_eq!(
-            run(&b.finish(), &[]).ending,
-            Ending::Returned { value: Some(7) }
-        );
+        assert_eq!(run(&b.finish(), &[]).ending, Ending::Returned { value: Some(7) });
     }
 
     #[test]
@@ -1139,9 +1087,6 @@ mod tests {
         );
         b.edge(a, exit, ret(Expr::int(1)), 2);
         b.edge(c, exit, ret(Expr::int(2)), 3);
-        assert_eq!(
-            run(&b.finish(), &[]).ending,
-            Ending::Returned { value: Some(1) }
-        );
+        assert_eq!(run(&b.finish(), &[]).ending, Ending::Returned { value: Some(1) });
     }
 }

@@ -86,9 +86,7 @@ pub fn write_cpachecker(automaton: &ConditionAutomaton, program: &Program) -> St
     let _ = writeln!(out, "// programhash: {}", automaton.program_hash);
     out.push_str("// producer: Baton\n");
     out.push_str("// A Baton condition automaton in CPAchecker's AssumptionAutomaton syntax.\n");
-    out.push_str(
-        "// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n",
-    );
+    out.push_str("// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n");
     out.push_str("OBSERVER AUTOMATON AssumptionAutomaton\n\n");
     let _ = writeln!(
         out,
@@ -193,9 +191,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
                 let mut j = i + 1;
                 loop {
                     match chars.get(j) {
-                        None | Some('\n') => {
-                            return Err((start_line, "unterminated string".into()))
-                        }
+                        None | Some('\n') => return Err((start_line, "unterminated string".into())),
                         Some('"') => break,
                         Some('\\') => {
                             match chars.get(j + 1) {
@@ -394,17 +390,15 @@ fn baton_transitions(
     for s in raw_states {
         let from = ids[s.name.as_str()];
         if s.use_first {
-            return Err(err(
-                s.line,
-                "USEFIRST in a file marked `producer: Baton`".into(),
-            ));
+            return Err(err(s.line, "USEFIRST in a file marked `producer: Baton`".into()));
         }
         for t in &s.transitions {
             let to = target_of(t)?;
             let Some((k, edge)) = t.baton else {
                 return Err(err(
                     t.line,
-                    "transition without `// baton: transition K edge N` in a file marked `producer: Baton`".into(),
+                    "transition without `// baton: transition K edge N` in a file marked `producer: Baton`"
+                        .into(),
                 ));
             };
             let entry = by_index.entry(k).or_insert_with(|| {
@@ -735,9 +729,7 @@ impl Parser<'_> {
         }
         let (name, _) = self.word()?;
         let colon_line = self.expect(Tok::Colon)?;
-        let accepting_comment = self
-            .baton_comment(colon_line)
-            .is_some_and(|c| c == "accepting");
+        let accepting_comment = self.baton_comment(colon_line).is_some_and(|c| c == "accepting");
         let mut transitions = Vec::new();
         loop {
             // Comment-only lines of empty Baton transitions.
@@ -795,10 +787,7 @@ impl Parser<'_> {
             t => {
                 return Err(self.err(
                     line,
-                    format!(
-                        "unsupported trigger {} (only TRUE and MATCH \"…\")",
-                        show(&t)
-                    ),
+                    format!("unsupported trigger {} (only TRUE and MATCH \"…\")", show(&t)),
                 ))
             }
         };
@@ -820,10 +809,7 @@ impl Parser<'_> {
             let (t, _) = self.next()?;
             return Err(self.err(
                 l,
-                format!(
-                    "unsupported action {} (only ASSUME {{…}} GOTO state)",
-                    show(&t)
-                ),
+                format!("unsupported action {} (only ASSUME {{…}} GOTO state)", show(&t)),
             ));
         }
         self.next()?;

@@ -18,8 +18,8 @@
 use crate::cfa::expr::{BinaryOp, Expr};
 use crate::cfa::types::{DataModel, IntType};
 use crate::cfa::{
-    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc,
-    VarId, Variable,
+    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc, VarId,
+    Variable,
 };
 
 /// The fixture's hash.
@@ -156,12 +156,7 @@ pub fn program() -> Program {
             11,
             12,
             Operation::Return {
-                value: Some(Expr::binary(
-                    BinaryOp::Add,
-                    Expr::var(a, int),
-                    Expr::int(1),
-                    int,
-                )),
+                value: Some(Expr::binary(BinaryOp::Add, Expr::var(a, int), Expr::int(1), int)),
             },
             1,
         ),

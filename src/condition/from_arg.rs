@@ -106,8 +106,14 @@ fn representative<S>(arg: &Arg<S>, mut n: NodeId) -> NodeId {
 
 /// True for a node without successors in the ARG (frontier, cut or target).
 fn is_leaf<S>(arg: &Arg<S>, n: NodeId) -> bool {
-    matches!(arg.node(n).status, NodeStatus::Waiting | NodeStatus::Cut(_) | NodeStatus::Target)
-        || arg.node(n).children.iter().all(|&(_, c)| arg.node(c).status == NodeStatus::Removed)
+    matches!(
+        arg.node(n).status,
+        NodeStatus::Waiting | NodeStatus::Cut(_) | NodeStatus::Target
+    ) || arg
+        .node(n)
+        .children
+        .iter()
+        .all(|&(_, c)| arg.node(c).status == NodeStatus::Removed)
 }
 
 struct Builder {
@@ -123,8 +129,14 @@ struct Builder {
 impl Builder {
     fn new(hash: &str) -> Builder {
         let states = vec![
-            ConditionState { name: "__TRUE".into(), accepting: true },
-            ConditionState { name: "__FALSE".into(), accepting: false },
+            ConditionState {
+                name: "__TRUE".into(),
+                accepting: true,
+            },
+            ConditionState {
+                name: "__FALSE".into(),
+                accepting: false,
+            },
         ];
         Builder {
             hash: hash.to_string(),
@@ -141,7 +153,10 @@ impl Builder {
             return s;
         }
         let id = StateId(self.states.len() as u32);
-        self.states.push(ConditionState { name: format!("ARG{}", n.0), accepting: false });
+        self.states.push(ConditionState {
+            name: format!("ARG{}", n.0),
+            accepting: false,
+        });
         self.ids.insert(n, id);
         id
     }
@@ -154,8 +169,18 @@ impl Builder {
         let transitions = self
             .transitions
             .into_iter()
-            .map(|((from, to), edges)| Transition { from, edges, assumption: Assumption::True, to })
+            .map(|((from, to), edges)| Transition {
+                from,
+                edges,
+                assumption: Assumption::True,
+                to,
+            })
             .collect();
-        ConditionAutomaton { program_hash: self.hash, states: self.states, initial, transitions }
+        ConditionAutomaton {
+            program_hash: self.hash,
+            states: self.states,
+            initial,
+            transitions,
+        }
     }
 }

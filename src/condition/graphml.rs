@@ -20,8 +20,8 @@
 //! guessing. Any `assumption` other than `true` is read as `false` (never followed).
 
 use super::{
-    edge_function, is_assume_branch, Assumption, ConditionAutomaton, ConditionError,
-    ConditionState, StateId, Transition,
+    edge_function, is_assume_branch, Assumption, ConditionAutomaton, ConditionError, ConditionState, StateId,
+    Transition,
 };
 use crate::cfa::{EdgeId, Operation, Program};
 use quick_xml::escape::escape;
@@ -170,11 +170,7 @@ impl Element {
 /// 1-based line of a byte offset.
 fn line_of(text: &str, pos: u64) -> usize {
     let pos = (pos as usize).min(text.len());
-    text.as_bytes()[..pos]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    text.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 /// Parses XML into a tree; errors carry `file:line`.
@@ -342,8 +338,7 @@ pub fn read_graphml(
         None => {
             return Err(err(
                 graph.line,
-                "no `programhash` graph data: cannot tell which program the condition is for"
-                    .into(),
+                "no `programhash` graph data: cannot tell which program the condition is for".into(),
             ))
         }
     };
@@ -373,10 +368,7 @@ pub fn read_graphml(
                 _ => {}
             }
         }
-        states.push(ConditionState {
-            name: id,
-            accepting,
-        });
+        states.push(ConditionState { name: id, accepting });
     }
     let initial = initial.ok_or_else(|| err(graph.line, "no entry node".into()))?;
     let mut transitions = Vec::new();
@@ -421,9 +413,9 @@ pub fn read_graphml(
                 }
                 set
             }
-            None => BTreeSet::from([
-                resolve_by_line(program, &get, edge.line).map_err(|m| err(edge.line, m))?
-            ]),
+            None => {
+                BTreeSet::from([resolve_by_line(program, &get, edge.line).map_err(|m| err(edge.line, m))?])
+            }
         };
         transitions.push(Transition {
             from,
@@ -449,11 +441,9 @@ fn resolve_by_line<'a>(
     get: &dyn Fn(&str) -> Option<(&'a str, usize)>,
     line: usize,
 ) -> Result<EdgeId, String> {
-    let (start, _) = get("startline")
-        .ok_or_else(|| "transition has neither `cfaedges` nor `startline`".to_string())?;
-    let start: u32 = start
-        .parse()
-        .map_err(|_| format!("bad startline `{start}`"))?;
+    let (start, _) =
+        get("startline").ok_or_else(|| "transition has neither `cfaedges` nor `startline`".to_string())?;
+    let start: u32 = start.parse().map_err(|_| format!("bad startline `{start}`"))?;
     let mut candidates: Vec<EdgeId> = program
         .edge_ids()
         .filter(|&e| {
@@ -476,8 +466,7 @@ fn resolve_by_line<'a>(
     }
     if let Some((func, _)) = get("returnFrom") {
         candidates.retain(|&e| {
-            matches!(program.edge(e).op, Operation::Return { .. })
-                && edge_function(program, e) == func
+            matches!(program.edge(e).op, Operation::Return { .. }) && edge_function(program, e) == func
         });
     }
     match candidates.as_slice() {

@@ -77,11 +77,7 @@ pub enum Assumption {
 #[derive(Debug, thiserror::Error)]
 pub enum ConditionError {
     #[error("condition is not well-formed (Def. 2.1): transition {index} goes from accepting state `{from}` to non-accepting state `{to}`")]
-    LeavesAccepting {
-        index: usize,
-        from: String,
-        to: String,
-    },
+    LeavesAccepting { index: usize, from: String, to: String },
     #[error("condition is malformed: {0}")]
     Malformed(String),
     #[error("condition belongs to program sha256 {expected} but the program given has {found}")]
@@ -133,9 +129,7 @@ impl ConditionAutomaton {
 
     /// True if the condition covers every path (its initial state is accepting).
     pub fn is_trivial_full(&self) -> bool {
-        self.states
-            .get(self.initial.index())
-            .is_some_and(|s| s.accepting)
+        self.states.get(self.initial.index()).is_some_and(|s| s.accepting)
     }
 
     /// True if the condition covers no path: no accepting state is reachable from the initial
@@ -264,10 +258,7 @@ impl ConditionAutomaton {
         let mut work: Vec<StateId> = seen.iter().copied().collect();
         while let Some(q) = work.pop() {
             for t in &self.transitions {
-                if t.from == q
-                    && t.assumption == Assumption::True
-                    && !t.edges.is_empty()
-                    && seen.insert(t.to)
+                if t.from == q && t.assumption == Assumption::True && !t.edges.is_empty() && seen.insert(t.to)
                 {
                     work.push(t.to);
                 }
@@ -284,10 +275,7 @@ impl ConditionAutomaton {
         let mut mentioned = BTreeSet::new();
         for t in &self.transitions {
             mentioned.extend(t.edges.iter().copied().filter(|e| e.index() < total));
-            if t.assumption == Assumption::True
-                && !self.is_accepting(t.from)
-                && self.is_accepting(t.to)
-            {
+            if t.assumption == Assumption::True && !self.is_accepting(t.from) && self.is_accepting(t.to) {
                 frontier.extend(t.edges.iter().copied().filter(|e| e.index() < total));
             }
         }
@@ -364,9 +352,7 @@ impl ConditionAutomaton {
                 }
             }
         }
-        locs.into_iter()
-            .map(|l| format!("(pc = {l}) ⇒ false"))
-            .collect()
+        locs.into_iter().map(|l| format!("(pc = {l}) ⇒ false")).collect()
     }
 }
 
@@ -473,7 +459,11 @@ impl<'a> Cursor<'a> {
         let runner = ConditionRunner::new(automaton);
         let states = runner.initial();
         let covered = runner.accepts(&states);
-        Cursor { runner, states, covered }
+        Cursor {
+            runner,
+            states,
+            covered,
+        }
     }
 
     /// Reads one CFA edge.
@@ -662,11 +652,7 @@ pub fn load(path: &Path, program: &Program) -> Result<ConditionAutomaton, Condit
 }
 
 /// Parses a condition from text in either format (detected by content) and validates it.
-pub fn parse(
-    text: &str,
-    source_name: &str,
-    program: &Program,
-) -> Result<ConditionAutomaton, ConditionError> {
+pub fn parse(text: &str, source_name: &str, program: &Program) -> Result<ConditionAutomaton, ConditionError> {
     match detect_format(text) {
         Some(Format::GraphMl) => graphml::read_graphml(text, source_name, program),
         Some(Format::CpaChecker) => cpachecker::read_cpachecker(text, source_name, program),

@@ -157,12 +157,7 @@ fn union_covers_what_any_covers() {
     // b verifies the then branch only
     let b = ConditionAutomaton {
         program_hash: HASH.into(),
-        states: vec![
-            st("p0", false),
-            st("p1", false),
-            st("p2", false),
-            st("pT", true),
-        ],
+        states: vec![st("p0", false), st("p1", false), st("p2", false), st("pT", true)],
         initial: StateId(0),
         transitions: vec![
             tr(0, &[0], Assumption::True, 1),
@@ -206,9 +201,7 @@ fn summary_counts_and_share() {
     assert!(text.contains("partially covered"), "{text}");
     assert!(text.contains("covered share of CFA edges: 8.3%"), "{text}");
     assert_eq!(
-        ConditionAutomaton::fully_verified(HASH)
-            .summary(&p)
-            .covered_edges,
+        ConditionAutomaton::fully_verified(HASH).summary(&p).covered_edges,
         12
     );
     let r = example().render(&p);
@@ -264,18 +257,12 @@ fn graphml_round_trip() {
         assert_eq!(parse(&text, "c.graphml", &p).unwrap(), a);
     }
     let text = graphml::write_graphml(&rich(), &p);
-    assert!(
-        text.contains("<data key=\"enterFunction\">f</data>"),
-        "{text}"
-    );
+    assert!(text.contains("<data key=\"enterFunction\">f</data>"), "{text}");
     assert!(
         text.contains("<data key=\"control\">condition-false</data>"),
         "{text}"
     );
-    assert!(
-        text.contains("<data key=\"returnFrom\">main</data>"),
-        "{text}"
-    );
+    assert!(text.contains("<data key=\"returnFrom\">main</data>"), "{text}");
     assert!(text.contains("<data key=\"programhash\">"), "{text}");
 }
 
@@ -313,9 +300,7 @@ fn load_detects_format_from_file() {
         std::fs::write(&path, text).unwrap();
         assert_eq!(load(&path, &p).unwrap(), rich());
     }
-    let err = load(&dir.path().join("missing"), &p)
-        .unwrap_err()
-        .to_string();
+    let err = load(&dir.path().join("missing"), &p).unwrap_err().to_string();
     assert!(err.contains("missing"), "{err}");
     assert!(parse("hello", "x", &p).is_err());
 }
@@ -435,8 +420,7 @@ fn graphml_foreign_resolution_by_line() {
 fn cpachecker_errors() {
     let p = program();
     let good = cpachecker::write_cpachecker(&example(), &p);
-    let line_of =
-        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let line_of = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let bad = good.replacen("GOTO q1;", "GOTO q1", 1);
     let (l, m) = parse_err(cpachecker::read_cpachecker(&bad, "a.txt", &p));
     assert_eq!(l, line_of(&bad, "STATE q1"), "{m}");
@@ -524,10 +508,7 @@ END AUTOMATON
     // unknown statement text leading to __FALSE: error (dropping it would cover the edge)
     let bad = text.replace("MATCH \"x = 1;\"", "MATCH \"y = 1;\"");
     let (l, m) = parse_err(cpachecker::read_cpachecker(&bad, "a", &p));
-    assert_eq!(
-        l,
-        bad.lines().position(|x| x.contains("y = 1")).unwrap() + 1
-    );
+    assert_eq!(l, bad.lines().position(|x| x.contains("y = 1")).unwrap() + 1);
     assert!(m.contains("names no CFA edge"), "{m}");
     // unknown statement text leading to __TRUE: dropped (sound)
     let ok = text.replace(
@@ -575,8 +556,5 @@ END AUTOMATON
         "MATCH \"x=1;\" -> GOTO B;\n    TRUE -> GOTO __TRUE;",
     );
     let c = cpachecker::read_cpachecker(&t3, "a", &p2).unwrap();
-    assert_eq!(
-        c.transitions.iter().filter(|t| t.edges.len() == 2).count(),
-        1
-    );
+    assert_eq!(c.transitions.iter().filter(|t| t.edges.len() == 2).count(), 1);
 }

@@ -68,10 +68,7 @@ impl LineMap {
 
     /// The file name of a file index.
     pub fn file_name(&self, file: u32) -> &str {
-        self.files
-            .get(file as usize)
-            .map(String::as_str)
-            .unwrap_or("?")
+        self.files.get(file as usize).map(String::as_str).unwrap_or("?")
     }
 }
 

@@ -12,14 +12,14 @@ use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
 use crate::cfa::types::{DataModel, IntType};
 use crate::cfa::{
-    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc,
-    VarId, Variable,
+    Edge, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope, SourceLoc, VarId,
+    Variable,
 };
 use lang_c::ast::{
-    BinaryOperator, BlockItem, CallExpression, Constant, Declaration, DeclarationSpecifier,
-    Declarator, DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, ExternalDeclaration,
-    ForInitializer, FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement,
-    StorageClassSpecifier, TypeName, TypeSpecifier, UnaryOperator,
+    BinaryOperator, BlockItem, CallExpression, Constant, Declaration, DeclarationSpecifier, Declarator,
+    DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, ExternalDeclaration, ForInitializer,
+    FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement, StorageClassSpecifier, TypeName,
+    TypeSpecifier, UnaryOperator,
 };
 use lang_c::driver::{parse_preprocessed, Config};
 use lang_c::span::Node;
@@ -153,12 +153,7 @@ struct Lowerer<'a> {
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
-pub(crate) fn lower(
-    name: &str,
-    preprocessed: &str,
-    model: DataModel,
-    hash: String,
-) -> Result<Program> {
+pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
     let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
         let p = lines.pos(e.offset);
@@ -299,12 +294,7 @@ impl<'a> Lowerer<'a> {
 
     fn edge_from(&mut self, from: LocId, op: Operation, to: LocId) {
         let source = self.src(self.pos);
-        self.edges.push(Edge {
-            from,
-            to,
-            op,
-            source,
-        });
+        self.edges.push(Edge { from, to, op, source });
     }
 
     /// Emits `op` from the current location to a fresh one, which becomes current.
@@ -415,8 +405,7 @@ impl<'a> Lowerer<'a> {
                 TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
                     Some(Sym::Typedef(t)) => other = Some(t.clone()),
                     _ => {
-                        return Err(self
-                            .malformed(id.span.start, format!("unknown type `{}`", id.node.name)))
+                        return Err(self.malformed(id.span.start, format!("unknown type `{}`", id.node.name)))
                     }
                 },
                 TypeSpecifier::TypeOf(_) => other = Some(CType::Unsupported("typeof".into())),
@@ -432,23 +421,11 @@ impl<'a> Lowerer<'a> {
         } else if bool_ {
             CType::Int(IntType::BOOL)
         } else if char_ {
-            CType::Int(if unsigned {
-                IntType::UCHAR
-            } else {
-                IntType::CHAR
-            })
+            CType::Int(if unsigned { IntType::UCHAR } else { IntType::CHAR })
         } else if short {
-            CType::Int(if unsigned {
-                IntType::USHORT
-            } else {
-                IntType::SHORT
-            })
+            CType::Int(if unsigned { IntType::USHORT } else { IntType::SHORT })
         } else if long >= 2 {
-            CType::Int(if unsigned {
-                IntType::ULLONG
-            } else {
-                IntType::LLONG
-            })
+            CType::Int(if unsigned { IntType::ULLONG } else { IntType::LLONG })
         } else if long == 1 {
             CType::Int(if unsigned {
                 self.model.ulong()
@@ -457,11 +434,7 @@ impl<'a> Lowerer<'a> {
             })
         } else {
             let _ = signed;
-            CType::Int(if unsigned {
-                IntType::UINT
-            } else {
-                IntType::INT
-            })
+            CType::Int(if unsigned { IntType::UINT } else { IntType::INT })
         })
     }
 
@@ -482,19 +455,13 @@ impl<'a> Lowerer<'a> {
                 None => next,
             };
             if !IntType::INT.contains(v) {
-                return Err(
-                    self.unsupported(e.span.start, "enumerator value outside the range of int")
-                );
+                return Err(self.unsupported(e.span.start, "enumerator value outside the range of int"));
             }
             negative |= v < 0;
             self.bind(&e.node.identifier.node.name, Sym::Const(v));
             next = v + 1;
         }
-        let ty = if negative {
-            IntType::INT
-        } else {
-            IntType::UINT
-        };
+        let ty = if negative { IntType::INT } else { IntType::UINT };
         if let Some(tag) = &en.identifier {
             self.enum_tags.insert(tag.node.name.clone(), ty);
         }
@@ -535,20 +502,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Applies a declarator to a base type: name and what is declared.
-    fn declarator(
-        &mut self,
-        base: CType,
-        d: &Node<Declarator>,
-    ) -> Result<(Option<String>, Declared)> {
-        let has = |d: &Declarator, f: &dyn Fn(&DerivedDeclarator) -> bool| {
-            d.derived.iter().any(|x| f(&x.node))
-        };
-        let is_ptr = |x: &DerivedDeclarator| {
-            matches!(
-                x,
-                DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_)
-            )
-        };
+    fn declarator(&mut self, base: CType, d: &Node<Declarator>) -> Result<(Option<String>, Declared)> {
+        let has =
+            |d: &Declarator, f: &dyn Fn(&DerivedDeclarator) -> bool| d.derived.iter().any(|x| f(&x.node));
+        let is_ptr =
+            |x: &DerivedDeclarator| matches!(x, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_));
         let is_array = |x: &DerivedDeclarator| matches!(x, DerivedDeclarator::Array(_));
         let is_fn = |x: &DerivedDeclarator| {
             matches!(
@@ -600,9 +558,7 @@ impl<'a> Lowerer<'a> {
                                     None => (None, Declared::Object(pt)),
                                 };
                                 let pty = match pd {
-                                    Declared::Object(CType::Unsupported(s)) if s == "array" => {
-                                        CType::Ptr
-                                    }
+                                    Declared::Object(CType::Unsupported(s)) if s == "array" => CType::Ptr,
                                     Declared::Object(t) => t,
                                     Declared::Function { .. } => {
                                         CType::Unsupported("function pointer".into())
@@ -610,20 +566,13 @@ impl<'a> Lowerer<'a> {
                                 };
                                 params.push((pname, pty));
                             }
-                            if params.len() == 1
-                                && params[0].0.is_none()
-                                && params[0].1 == CType::Void
-                            {
+                            if params.len() == 1 && params[0].0.is_none() && params[0].1 == CType::Void {
                                 params.clear();
                             }
                             (Some(params), matches!(fd.node.ellipsis, Ellipsis::Some))
                         }
                         DerivedDeclarator::KRFunction(ids) if ids.is_empty() => (None, false),
-                        _ => {
-                            return Err(
-                                self.unsupported(d.span.start, "K&R-style function definition")
-                            )
-                        }
+                        _ => return Err(self.unsupported(d.span.start, "K&R-style function definition")),
                     };
                     return Ok((
                         name,
@@ -689,10 +638,9 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
                     self.bind(&name, Sym::Typedef(t))
                 }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => self.bind(
-                    &name,
-                    Sym::Typedef(CType::Unsupported("function type".into())),
-                ),
+                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
+                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
+                }
                 (
                     _,
                     Declared::Function {
@@ -735,9 +683,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.const_eval(e)?;
                     ty.normalize(v)
                 }
-                Initializer::List(_) => {
-                    return Err(self.unsupported(i.span.start, "initializer list"))
-                }
+                Initializer::List(_) => return Err(self.unsupported(i.span.start, "initializer list")),
             }),
         };
         let id = match self.globals.get(unique) {
@@ -885,8 +831,7 @@ impl<'a> Lowerer<'a> {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
         for (pname, pty) in info.params.clone().unwrap_or_default() {
-            let pname =
-                pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
+            let pname = pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {
@@ -916,9 +861,7 @@ impl<'a> Lowerer<'a> {
         if let Some(fs) = fs {
             for (label, at) in &fs.label_uses {
                 if !fs.defined_labels.contains(label) {
-                    return Err(
-                        self.malformed(*at, format!("label `{label}` used but not defined"))
-                    );
+                    return Err(self.malformed(*at, format!("label `{label}` used but not defined")));
                 }
             }
         }
@@ -936,10 +879,9 @@ impl<'a> Lowerer<'a> {
                 (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
                     self.bind(&name, Sym::Typedef(t))
                 }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => self.bind(
-                    &name,
-                    Sym::Typedef(CType::Unsupported("function type".into())),
-                ),
+                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
+                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
+                }
                 (
                     _,
                     Declared::Function {
@@ -1040,9 +982,7 @@ impl<'a> Lowerer<'a> {
                         let name = id.node.name.clone();
                         let l = self.label_loc(&name)?;
                         if !self.fs()?.defined_labels.insert(name.clone()) {
-                            return Err(
-                                self.malformed(s.span.start, format!("duplicate label `{name}`"))
-                            );
+                            return Err(self.malformed(s.span.start, format!("duplicate label `{name}`")));
                         }
                         self.goto(l)?;
                         self.set_cur(Some(l))?;
@@ -1126,12 +1066,7 @@ impl<'a> Lowerer<'a> {
                 self.pos = head_src;
                 let mut at = head;
                 for (value, target) in sw.cases {
-                    let cond = Expr::binary(
-                        BinaryOp::Eq,
-                        e.clone(),
-                        Expr::constant(value, ty),
-                        IntType::INT,
-                    );
+                    let cond = Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(value, ty), IntType::INT);
                     let next = self.new_loc()?;
                     self.edge_from(
                         at,
@@ -1141,14 +1076,7 @@ impl<'a> Lowerer<'a> {
                         },
                         target,
                     );
-                    self.edge_from(
-                        at,
-                        Operation::Assume {
-                            cond,
-                            branch: false,
-                        },
-                        next,
-                    );
+                    self.edge_from(at, Operation::Assume { cond, branch: false }, next);
                     at = next;
                 }
                 self.edge_from(at, Operation::Skip, sw.default.unwrap_or(exit));
@@ -1375,14 +1303,10 @@ impl<'a> Lowerer<'a> {
                     self.check_extern(v, e.span.start)?;
                     Ok((v, t))
                 }
-                Some(_) => Err(self.malformed(
-                    e.span.start,
-                    format!("`{}` is not assignable", id.node.name),
-                )),
-                None => Err(self.malformed(
-                    e.span.start,
-                    format!("undeclared identifier `{}`", id.node.name),
-                )),
+                Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
+                None => {
+                    Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name)))
+                }
             },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 Err(self.unsupported(e.span.start, "pointer dereference (*)"))
@@ -1390,9 +1314,7 @@ impl<'a> Lowerer<'a> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 Err(self.unsupported(e.span.start, "array subscript"))
             }
-            Expression::Member(_) => {
-                Err(self.unsupported(e.span.start, "struct/union member access"))
-            }
+            Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
             _ => Err(self.malformed(e.span.start, "expression is not assignable")),
         }
     }
@@ -1420,13 +1342,9 @@ impl<'a> Lowerer<'a> {
                     }))
                 }
                 Some(Sym::Const(c)) => int(Expr::int(c)),
-                Some(Sym::Func) => {
-                    Err(self.unsupported(at, "function pointer (function used as a value)"))
-                }
+                Some(Sym::Func) => Err(self.unsupported(at, "function pointer (function used as a value)")),
                 Some(Sym::Typedef(_)) => Err(self.malformed(at, "type name used as a value")),
-                None => {
-                    Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name)))
-                }
+                None => Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name))),
             },
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => match integer_constant(i, self.model) {
@@ -1582,9 +1500,7 @@ impl<'a> Lowerer<'a> {
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Negate => CType::Int(IntType::INT),
                 UnaryOperator::Address => CType::Ptr,
-                UnaryOperator::Indirection => {
-                    return Err(self.unsupported(at, "pointer dereference (*)"))
-                }
+                UnaryOperator::Indirection => return Err(self.unsupported(at, "pointer dereference (*)")),
                 UnaryOperator::Plus | UnaryOperator::Minus | UnaryOperator::Complement => {
                     match self.type_of(&u.node.operand)? {
                         CType::Int(t) => CType::Int(t.promoted()),
@@ -1674,8 +1590,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     BinaryOp::Sub
                 };
-                let new =
-                    Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
+                let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
                 self.pos_keep(at);
                 if post && used {
@@ -1978,8 +1893,15 @@ impl<'a> Lowerer<'a> {
                     return Err(self.malformed(at, format!("`{name}` takes one argument")));
                 };
                 let v = self.rvalue(arg)?;
+                // The argument converts to the declared parameter type (`int` in
+                // sv-benchmarks) before it is tested, as in C: `__VERIFIER_assume(1LL << 32)`
+                // assumes 0. Undeclared or unprototyped: `int`, the type the callee reads.
+                let declared = match self.funcs.get(&name).and_then(|f| f.params.clone()) {
+                    Some(params) if params.len() == 1 => Some(self.value_type(&params[0].1, arg.span.start)?),
+                    _ => None,
+                };
                 self.emit(Operation::Assume {
-                    cond: v.e,
+                    cond: v.e.cast(declared.unwrap_or(IntType::INT)),
                     branch: true,
                 })?;
                 return Ok(None);
@@ -2029,9 +1951,8 @@ impl<'a> Lowerer<'a> {
         // No body: `__VERIFIER_nondet_*` and other externals.
         let ret = match (&info, name.strip_prefix("__VERIFIER_nondet_")) {
             (Some(i), _) if matches!(i.ret, CType::Int(_) | CType::Ptr) => i.ret.clone(),
-            (_, Some(suffix)) => nondet_suffix_type(suffix, self.model).ok_or_else(|| {
-                self.unsupported(at, format!("unknown nondeterministic function `{name}`"))
-            })?,
+            (_, Some(suffix)) => nondet_suffix_type(suffix, self.model)
+                .ok_or_else(|| self.unsupported(at, format!("unknown nondeterministic function `{name}`")))?,
             (Some(i), None) => i.ret.clone(),
             // An undeclared function is implicitly `int f()`.
             (None, None) => CType::Int(IntType::INT),
@@ -2150,11 +2071,7 @@ impl<'a> Lowerer<'a> {
                                 .map(|(x, _)| functions[*x].name.as_str())
                                 .collect();
                             cycle.push(functions[g].name.as_str());
-                            let file = self
-                                .files
-                                .get(at.file as usize)
-                                .cloned()
-                                .unwrap_or_default();
+                            let file = self.files.get(at.file as usize).cloned().unwrap_or_default();
                             return Err(FrontendError::Unsupported {
                                 file,
                                 line: at.line,

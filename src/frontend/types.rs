@@ -123,14 +123,8 @@ mod tests {
     #[test]
     fn constant_types_follow_c11() {
         let m = DataModel::ILP32;
-        let d =
-            |n: &str| integer_constant(&int(IntegerBase::Decimal, n, IntegerSize::Int, false), m);
-        let h = |n: &str| {
-            integer_constant(
-                &int(IntegerBase::Hexadecimal, n, IntegerSize::Int, false),
-                m,
-            )
-        };
+        let d = |n: &str| integer_constant(&int(IntegerBase::Decimal, n, IntegerSize::Int, false), m);
+        let h = |n: &str| integer_constant(&int(IntegerBase::Hexadecimal, n, IntegerSize::Int, false), m);
         assert_eq!(d("5"), Some((5, IntType::INT)));
         assert_eq!(d("2147483648"), Some((2147483648, IntType::LLONG)));
         assert_eq!(d("4294967295"), Some((4294967295, IntType::LLONG)));

@@ -13,9 +13,7 @@
 //! tells for each residual location where it came from.
 
 use crate::cfa::expr::Expr;
-use crate::cfa::{
-    Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope,
-};
+use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
 use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
@@ -73,7 +71,11 @@ impl Residual {
 
     /// True if no path of the residual program reaches an error location.
     pub fn error_unreachable(&self) -> bool {
-        !self.program.locations.iter().any(|l| l.kind == LocationKind::Error)
+        !self
+            .program
+            .locations
+            .iter()
+            .any(|l| l.kind == LocationKind::Error)
     }
 }
 
@@ -107,7 +109,10 @@ pub fn reduce(
         builder.edge(entry, exit, Operation::Skip, program.main().source);
         return Ok(builder.finish(entry, exit));
     }
-    let start = ProductNode { control: ControlState::initial(program), states: initial };
+    let start = ProductNode {
+        control: ControlState::initial(program),
+        states: initial,
+    };
     let mut ids: HashMap<ProductNode, LocId> = HashMap::new();
     let mut waitlist = VecDeque::new();
     let exit = builder.location(LocationKind::FunctionExit, None);
@@ -134,7 +139,10 @@ pub fn reduce(
                 // Covered from here on: cut off.
                 continue;
             }
-            let next = ProductNode { control: node.control.successor(step, program), states };
+            let next = ProductNode {
+                control: node.control.successor(step, program),
+                states,
+            };
             let to = match ids.get(&next) {
                 Some(&l) => l,
                 None => {
@@ -167,12 +175,22 @@ struct ResidualBuilder<'p> {
 
 impl<'p> ResidualBuilder<'p> {
     fn new(original: &'p Program) -> Self {
-        ResidualBuilder { original, locations: Vec::new(), edges: Vec::new(), origin: Vec::new() }
+        ResidualBuilder {
+            original,
+            locations: Vec::new(),
+            edges: Vec::new(),
+            origin: Vec::new(),
+        }
     }
 
     fn location(&mut self, kind: LocationKind, origin: Option<Origin>) -> LocId {
         let id = LocId(self.locations.len() as u32);
-        self.locations.push(Location { func: FuncId(0), kind, loop_head: false, label: None });
+        self.locations.push(Location {
+            func: FuncId(0),
+            kind,
+            loop_head: false,
+            label: None,
+        });
         self.origin.push(origin);
         id
     }
@@ -210,7 +228,10 @@ impl<'p> ResidualBuilder<'p> {
                 let assigns: Vec<Operation> = params
                     .iter()
                     .zip(args)
-                    .map(|(&p, a)| Operation::Assign { lhs: p, rhs: a.clone() })
+                    .map(|(&p, a)| Operation::Assign {
+                        lhs: p,
+                        rhs: a.clone(),
+                    })
                     .collect();
                 self.chain(from, to, assigns, source);
             }
@@ -229,7 +250,10 @@ impl<'p> ResidualBuilder<'p> {
             (_, Operation::Return { value }) => {
                 let func = program.function(program.location(edge.from).func);
                 let op = match (func.return_var, value) {
-                    (Some(rv), Some(v)) => Operation::Assign { lhs: rv, rhs: v.clone() },
+                    (Some(rv), Some(v)) => Operation::Assign {
+                        lhs: rv,
+                        rhs: v.clone(),
+                    },
                     _ => Operation::Skip,
                 };
                 self.edge(from, to, op, source);
@@ -249,7 +273,11 @@ impl<'p> ResidualBuilder<'p> {
         let n = ops.len();
         let mut current = from;
         for (i, op) in ops.into_iter().enumerate() {
-            let next = if i + 1 == n { to } else { self.location(LocationKind::Normal, None) };
+            let next = if i + 1 == n {
+                to
+            } else {
+                self.location(LocationKind::Normal, None)
+            };
             self.edge(current, next, op, source);
             current = next;
         }
@@ -287,6 +315,9 @@ impl<'p> ResidualBuilder<'p> {
             in_edges: Vec::new(),
         }
         .finish();
-        Residual { program, origin: self.origin }
+        Residual {
+            program,
+            origin: self.origin,
+        }
     }
 }

@@ -618,10 +618,7 @@ impl Gen {
                 let spelled = self.spell(t);
                 let a = self.expr(ctx, d);
                 let s = self.expr(ctx, d.min(1));
-                format!(
-                    "((({spelled})({a})) {op} (({s}) & {}))",
-                    TYPES[t].shift_mask
-                )
+                format!("((({spelled})({a})) {op} (({s}) & {}))", TYPES[t].shift_mask)
             }
             6 => {
                 let t = self.any_type();
@@ -774,11 +771,7 @@ impl Gen {
             }
             8 => {
                 let c = self.cond(ctx);
-                let what = if self.rng.chance(50) {
-                    "break"
-                } else {
-                    "continue"
-                };
+                let what = if self.rng.chance(50) { "break" } else { "continue" };
                 self.line(format!("if ({c}) {what};"));
             }
             9 => {
