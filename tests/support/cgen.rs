@@ -388,10 +388,15 @@ impl Gen {
 
     /// A constant initialiser for a global.
     fn const_init(&mut self) -> String {
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => format!("-{}", self.literal_positive()),
             1 => format!("{} | {}", self.literal_positive(), self.literal_positive()),
             2 => self.rng.pick(&self.enum_consts).clone(),
+            3 => {
+                let t = self.any_type();
+                let spelled = self.rng.pick(TYPES[t].spellings).to_string();
+                format!("({spelled}){}", self.literal_positive())
+            }
             _ => self.literal_positive(),
         }
     }
@@ -640,9 +645,15 @@ impl Gen {
     }
 
     fn leaf(&mut self, ctx: &Ctx) -> String {
-        match self.rng.below(10) {
-            0..=5 => self.var(ctx).name.clone(),
-            6 => self.rng.pick(&self.enum_consts).clone(),
+        match self.rng.below(20) {
+            0..=11 => self.var(ctx).name.clone(),
+            12 | 13 => self.rng.pick(&self.enum_consts).clone(),
+            14 => {
+                let t = self.any_type();
+                let spelled = self.spell(t);
+                format!("sizeof({spelled})")
+            }
+            15 => format!("sizeof {}", self.var(ctx).name),
             _ => self.literal_positive(),
         }
     }
@@ -670,13 +681,48 @@ impl Gen {
         }
     }
 
+    /// A block of statements (the braces are the caller's).
     fn block(&mut self, ctx: &Ctx) {
         self.indent += 1;
+        let mut ctx = ctx.clone();
+        if self.rng.chance(25) {
+            // A block-scoped local, sometimes shadowing a variable of the same name.
+            let locals: Vec<String> = ctx
+                .vars
+                .iter()
+                .filter(|v| v.name.starts_with('l'))
+                .map(|v| v.name.clone())
+                .collect();
+            let name = if !locals.is_empty() && self.rng.chance(50) {
+                self.rng.pick(&locals).clone()
+            } else {
+                self.labels_made += 1;
+                format!("t{}", self.labels_made)
+            };
+            let (spelled, ty) = self.var_decl_type();
+            // The new variable's scope starts at its declarator: the initialiser must not
+            // name it (it would read the new, indeterminate variable).
+            ctx.vars.retain(|v| v.name != name);
+            let init = self.expr(&ctx, 2);
+            self.line(format!("{spelled} {name} = {init};"));
+            ctx.vars.push(Var { name, ty });
+        }
+        self.stmts(&ctx);
+        self.indent -= 1;
+    }
+
+    /// A block without declarations (after `case` labels and in goto loops).
+    fn block_no_decl(&mut self, ctx: &Ctx) {
+        self.indent += 1;
+        self.stmts(ctx);
+        self.indent -= 1;
+    }
+
+    fn stmts(&mut self, ctx: &Ctx) {
         let n = 1 + self.rng.below(3);
         for _ in 0..n {
             self.stmt(ctx, false);
         }
-        self.indent -= 1;
     }
 
     fn stmt(&mut self, ctx: &Ctx, top: bool) {
@@ -820,7 +866,7 @@ impl Gen {
                     counter_depth: ctx.counter_depth + 1,
                     ..ctx.clone()
                 };
-                self.block(&body);
+                self.block_no_decl(&body);
                 self.line(format!("if ({counter} < {bound}) goto {label};"));
             }
         }
@@ -852,7 +898,25 @@ impl Gen {
         let v = self.var(ctx).name.clone();
         let w = self.var(ctx).name.clone();
         let callee = (ctx.callees > 0).then(|| self.rng.below(ctx.callees));
-        match self.rng.below(8) {
+        match self.rng.below(9) {
+            8 if callee.is_some_and(|f| !self.funcs[f].params.is_empty()) => {
+                // f(g(...), locals...): g's effects cannot reach the other arguments.
+                let f = callee.unwrap_or(0);
+                let inner = (0..ctx.callees).find(|&j| self.funcs[j].ret.is_some());
+                let mut args = Vec::new();
+                for k in 0..self.funcs[f].params.len() {
+                    match inner {
+                        Some(j) if k == 0 => args.push(self.call_expr(ctx, j)),
+                        _ => args.push(local_expr(self)),
+                    }
+                }
+                let call = format!("{}({})", self.funcs[f].name, args.join(", "));
+                if self.funcs[f].ret.is_some() {
+                    self.line(format!("{v} = {call};"));
+                } else {
+                    self.line(format!("{call};"));
+                }
+            }
             0 => {
                 let c = self.cond(ctx);
                 let op = *self.rng.pick(&["&&", "||"]);
@@ -928,7 +992,18 @@ impl Gen {
             counter_depth: ctx.counter_depth + 1,
             ..ctx.clone()
         };
-        match self.rng.below(3) {
+        match self.rng.below(4) {
+            3 => {
+                // A loop variable declared in the `for`, invisible to the body's writes.
+                self.labels_made += 1;
+                let i = format!("i{}", self.labels_made);
+                let (spelled, ty) = self.var_decl_type();
+                // `_Bool` (also behind a typedef) never reaches the bound.
+                let spelled = if ty == 0 { "int".to_string() } else { spelled };
+                self.line(format!("for ({spelled} {i} = 0; {i} < {bound}; ++{i}) {{"));
+                self.block(&body);
+                self.line("}");
+            }
             0 => {
                 self.line(format!(
                     "for ({counter} = 0; {counter} < {bound}; {counter}++) {{"
@@ -988,7 +1063,7 @@ impl Gen {
             }
             used.push(v);
             self.line(format!("case {v}:"));
-            self.block(&body);
+            self.block_no_decl(&body);
             if self.rng.chance(50) {
                 self.indent += 1;
                 self.line("break;");
@@ -997,7 +1072,7 @@ impl Gen {
         }
         if self.rng.chance(60) {
             self.line("default:");
-            self.block(&body);
+            self.block_no_decl(&body);
         }
         self.line("}");
     }
