@@ -898,7 +898,70 @@ impl Gen {
         let v = self.var(ctx).name.clone();
         let w = self.var(ctx).name.clone();
         let callee = (ctx.callees > 0).then(|| self.rng.below(ctx.callees));
-        match self.rng.below(9) {
+        let local_vars: Vec<String> = local_ctx.vars.iter().map(|v| v.name.clone()).collect();
+        match self.rng.below(14) {
+            9 => {
+                // Post-increment inside a condition (the other side must not read the
+                // variable: that would be unsequenced).
+                let others = Ctx {
+                    vars: ctx.vars.iter().filter(|x| x.name != w).cloned().collect(),
+                    ..ctx.clone()
+                };
+                let e = if others.vars.is_empty() {
+                    self.literal_positive()
+                } else {
+                    self.expr(&others, 1)
+                };
+                let op = *self.rng.pick(&["++", "--"]);
+                let cmp = *self.rng.pick(&["<", ">", "==", "!="]);
+                self.line(format!("if ({w}{op} {cmp} {e}) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            10 if v != w => {
+                let c = self.cond(ctx);
+                self.line(format!("{v} = ({c}) ? {w}++ : --{w};"));
+            }
+            11 if callee.is_some_and(|f| self.funcs[f].ret.is_some()) && !local_vars.is_empty() => {
+                // Compound assignment of a call result to a local the callee cannot touch.
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let l = self.rng.pick(&local_vars).clone();
+                let op = *self.rng.pick(&["+=", "-=", "^=", "|=", "&=", "*="]);
+                self.line(format!("{l} {op} {call};"));
+            }
+            12 if ctx.depth < MAX_DEPTH => {
+                self.line(format!("switch ({nondet}) {{"));
+                self.line("case 0:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("case 1:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.indent += 1;
+                self.line("break;");
+                self.indent -= 1;
+                self.line("default:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            13 if callee.is_some_and(|f| self.funcs[f].ret.is_some()) => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let c = self.cond(ctx);
+                match ctx.ret {
+                    Some(_) => self.line(format!("if ({c}) return {call};")),
+                    None => self.line(format!("if ({c}) return;")),
+                }
+            }
             8 if callee.is_some_and(|f| !self.funcs[f].params.is_empty()) => {
                 // f(g(...), locals...): g's effects cannot reach the other arguments.
                 let f = callee.unwrap_or(0);
@@ -1001,6 +1064,12 @@ impl Gen {
                 // `_Bool` (also behind a typedef) never reaches the bound.
                 let spelled = if ty == 0 { "int".to_string() } else { spelled };
                 self.line(format!("for ({spelled} {i} = 0; {i} < {bound}; ++{i}) {{"));
+                self.block(&body);
+                self.line("}");
+            }
+            0 if self.rng.chance(30) => {
+                self.line(format!("{counter} = 0;"));
+                self.line(format!("while ({counter}++ < {bound}) {{"));
                 self.block(&body);
                 self.line("}");
             }
