@@ -222,6 +222,8 @@ struct Func {
     name: String,
     params: Vec<usize>,
     ret: Option<usize>,
+    /// A prototype declaration of the function.
+    proto: String,
 }
 
 /// What a statement may do where it is generated.
@@ -354,6 +356,11 @@ impl Gen {
             let ty = self.any_type();
             let name = format!("{}g{i}", self.p);
             let spelled = self.spell(ty);
+            let spelled = if self.rng.chance(20) {
+                format!("static {spelled}")
+            } else {
+                spelled
+            };
             if self.rng.chance(25) {
                 self.line(format!("{spelled} {name};"));
             } else {
@@ -375,10 +382,27 @@ impl Gen {
 
         // Functions, each calling only earlier ones.
         let nfuncs = self.rng.below(4);
+        let mut chunks = Vec::new();
         for i in 0..nfuncs {
+            let start = self.lines.len();
             self.function(i);
+            chunks.push(self.lines.split_off(start));
         }
+        let start = self.lines.len();
         self.main_function(nfuncs);
+        chunks.push(self.lines.split_off(start));
+        if nfuncs > 0 && self.rng.chance(40) {
+            // Prototypes first, then the definitions in any order.
+            let protos: Vec<String> = self.funcs.iter().map(|f| f.proto.clone()).collect();
+            self.lines.extend(protos);
+            for i in (1..chunks.len()).rev() {
+                let j = self.rng.below(i + 1);
+                chunks.swap(i, j);
+            }
+        }
+        for chunk in chunks {
+            self.lines.extend(chunk);
+        }
         GenProgram {
             prefix: self.p,
             lines: self.lines,
@@ -486,12 +510,27 @@ impl Gen {
         } else {
             plist.join(", ")
         };
+        // The prototype names the parameters differently or not at all.
+        let proto_params: Vec<String> = plist
+            .split(", ")
+            .map(|p| match p.rsplit_once(' ') {
+                Some((ty, _)) if self.rng.chance(50) => ty.to_string(),
+                Some((ty, n)) => format!("{ty} q{n}"),
+                None => p.to_string(),
+            })
+            .collect();
+        let proto = format!("{ret_spelled} {name}({});", proto_params.join(", "));
         self.line(format!("{ret_spelled} {name}({plist}) {{"));
         self.indent += 1;
         self.body(vars, index, ret, false);
         self.indent -= 1;
         self.line("}");
-        self.funcs.push(Func { name, params, ret });
+        self.funcs.push(Func {
+            name,
+            params,
+            ret,
+            proto,
+        });
     }
 
     fn main_function(&mut self, nfuncs: usize) {
@@ -517,8 +556,21 @@ impl Gen {
                 let ctx = self.ctx(vars.clone(), callees, ret, is_main);
                 self.expr(&ctx, 2)
             };
-            self.line(format!("{spelled} {name} = {init};"));
+            let volatile = if self.rng.chance(10) { "volatile " } else { "" };
+            self.line(format!("{volatile}{spelled} {name} = {init};"));
             let v = Var { name, ty };
+            vars.push(v.clone());
+            locals.push(v);
+        }
+        if self.rng.chance(30) {
+            // A static local keeps its value from call to call.
+            let (spelled, ty) = self.var_decl_type();
+            let init = self.const_init();
+            self.line(format!("static {spelled} s0 = {init};"));
+            let v = Var {
+                name: "s0".into(),
+                ty,
+            };
             vars.push(v.clone());
             locals.push(v);
         }
