@@ -8,6 +8,7 @@ pub mod analyses;
 pub mod cfa;
 pub mod condition;
 pub mod cpa;
+pub mod exec;
 pub mod frontend;
 pub mod pipeline;
 pub mod reducer;

@@ -1,9 +1,17 @@
 //! The `baton` command line. It only parses arguments and calls library functions; errors are
 //! printed as one line on stderr with a non-zero exit status.
 
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
 use baton::cfa::types::DataModel;
-use baton::frontend::{load_program, FrontendError};
+use baton::cfa::Program;
+use baton::condition::{self, ConditionRunner};
+use baton::cpa::engine::{Guide, SearchOrder};
+use baton::cpa::monitor::GiveUp;
+use baton::frontend::{load_program, one_line};
+use baton::reducer;
+use baton::task::Task;
 use clap::{Parser, Subcommand};
 use std::fmt::Display;
 use std::path::PathBuf;
@@ -50,61 +58,285 @@ enum Command {
         #[arg(long)]
         trace: bool,
     },
+    /// Verify a program or task with a native analysis; print verdict and condition size.
+    Verify(VerifyArgs),
+    /// Write the residual program of a condition (seed 001's reducer).
+    Reduce(ReduceArgs),
 }
 
-/// An error the CLI reports: printed as one line, mapped to an exit status.
-trait CliError: Display {
-    fn exit_code(&self) -> u8;
+#[derive(clap::Args)]
+struct InputArgs {
+    /// A C program (.c/.i) or an sv-benchmarks task definition (.yml).
+    input: PathBuf,
+    /// Data model (default: the task's, ILP32 for bare programs).
+    #[arg(long)]
+    data_model: Option<DataModel>,
 }
 
-impl CliError for FrontendError {
-    fn exit_code(&self) -> u8 {
-        u8::try_from(FrontendError::exit_code(self)).unwrap_or(2)
+#[derive(clap::Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The analysis: explicit.
+    #[arg(long, default_value = "explicit")]
+    analysis: AnalysisKind,
+    /// A give-up condition NAME=VALUE (repeatable): cpu-time, memory, reached-states,
+    /// states-per-location, busy-edge, path-length, path-time, repeating-locations, assume-edges.
+    #[arg(long = "give-up", value_name = "NAME=VALUE")]
+    give_up: Vec<GiveUp>,
+    /// Waitlist order: dfs or bfs.
+    #[arg(long, default_value = "dfs")]
+    order: SearchOrder,
+    /// Conditions of earlier stages to use as a guide (repeatable; their union is used).
+    #[arg(long = "condition-in", value_name = "FILE")]
+    condition_in: Vec<PathBuf>,
+    /// Write the condition (what was verified) to this file.
+    #[arg(long, value_name = "FILE")]
+    condition_out: Option<PathBuf>,
+    /// Format of --condition-out: graphml or cpachecker (default: by extension, .graphml or
+    /// .xml for GraphML, otherwise CPAchecker's text).
+    #[arg(long)]
+    condition_format: Option<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct ReduceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The condition file (GraphML or CPAchecker format).
+    #[arg(long)]
+    condition: PathBuf,
+    /// Where to write the residual C program (default: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// product (seed 001's REDUCER) or identity.
+    #[arg(long, default_value = "product")]
+    reducer: String,
+    /// Print sizes of residual against original and the time taken (to standard error).
+    #[arg(long)]
+    stats: bool,
+}
+
+/// An error the CLI reports: one line, and the exit status (2: the input cannot be used).
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    fn input(e: impl Display) -> Failure {
+        Failure {
+            message: e.to_string(),
+            code: 2,
+        }
+    }
+
+    fn other(e: impl Display) -> Failure {
+        Failure {
+            message: e.to_string(),
+            code: 1,
+        }
     }
 }
 
-impl CliError for anyhow::Error {
-    fn exit_code(&self) -> u8 {
-        1
-    }
-}
-
-/// Runs a subcommand body: on error prints `baton: <error>` as one line and returns its status.
-fn report<E: CliError>(result: Result<(), E>) -> ExitCode {
+/// Prints a failure as one line on stderr and turns it into the exit status.
+fn report(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let line = e.to_string().replace('\n', " ");
-            eprintln!("{line}");
-            ExitCode::from(e.exit_code())
+        Err(f) => {
+            eprintln!("{}", one_line(&f.message));
+            ExitCode::from(f.code)
         }
     }
 }
 
-fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> ExitCode {
-    let loaded = match load_program(&program, model) {
-        Ok(p) => p,
-        Err(e) => return report(Err(e)),
-    };
-    report((|| -> anyhow::Result<()> {
-        if json {
-            println!("{}", serde_json::to_string_pretty(&loaded)?);
-        } else {
-            print!("{}", baton::cfa::dot::listing(&loaded));
-        }
-        if let Some(path) = dot {
-            std::fs::write(&path, baton::cfa::dot::to_dot(&loaded))
-                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
-        }
-        Ok(())
-    })())
+fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let loaded = load_program(&program, model).map_err(Failure::input)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&loaded).map_err(Failure::other)?
+        );
+    } else {
+        print!("{}", baton::cfa::dot::listing(&loaded));
+    }
+    if let Some(path) = dot {
+        std::fs::write(&path, baton::cfa::dot::to_dot(&loaded))
+            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
-fn exec(program: PathBuf, model: DataModel, inputs: Vec<i128>, max_steps: u64, trace: bool) -> ExitCode {
-    let loaded = match load_program(&program, model) {
-        Ok(p) => p,
-        Err(e) => return report(Err(e)),
+/// Loads the task and its program.
+fn load_input(args: &InputArgs) -> Result<(Task, Program), Failure> {
+    let mut task = Task::load(&args.input, args.data_model.unwrap_or_default()).map_err(Failure::input)?;
+    if let Some(model) = args.data_model {
+        task.data_model = model;
+    }
+    let program = load_program(&task.program, task.data_model).map_err(Failure::input)?;
+    Ok((task, program))
+}
+
+fn verify(args: VerifyArgs) -> Result<(), Failure> {
+    let (task, program) = load_input(&args.input)?;
+    let guide_condition = if args.condition_in.is_empty() {
+        None
+    } else {
+        let mut conditions = Vec::new();
+        for path in &args.condition_in {
+            conditions.push(condition::load(path, &program).map_err(Failure::input)?);
+        }
+        Some(condition::union(&conditions).map_err(Failure::input)?)
     };
+    let runner = guide_condition.as_ref().map(ConditionRunner::new);
+    let options = AnalysisOptions {
+        give_up: args.give_up,
+        order: args.order,
+    };
+    let outcome = run_analysis(
+        args.analysis,
+        &program,
+        &options,
+        runner.as_ref().map(|r| r as &dyn Guide),
+    );
+    if let Some(path) = &args.condition_out {
+        let format = condition_format(args.condition_format.as_deref(), path)?;
+        std::fs::write(path, condition::write(&outcome.condition, &program, format))
+            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    let summary = outcome.condition.summary(&program);
+    let judged = outcome.verdict.classify(task.expected);
+    if args.json {
+        let cex = outcome.counterexample.as_ref().map(|c| {
+            serde_json::json!({ "inputs": c.inputs.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+                                "steps": c.steps.len(), "replay": c.replay.to_string() })
+        });
+        let value = serde_json::json!({
+            "task": task.name(),
+            "verdict": outcome.verdict.benchexec(),
+            "expected": task.expected,
+            "classification": judged,
+            "reason": outcome.reason,
+            "cpu_time_s": outcome.stats.cpu_time.as_secs_f64(),
+            "reached_states": outcome.reached_states,
+            "covered_states": outcome.stats.covered,
+            "cut_states": outcome.stats.cut,
+            "guide_accepted_states": outcome.stats.guide_accepted,
+            "condition": { "states": summary.states, "transitions": summary.transitions,
+                           "covered_share": summary.covered_share() },
+            "counterexample": cex,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(Failure::other)?
+        );
+        return Ok(());
+    }
+    println!("verdict: {}", outcome.verdict);
+    println!("reason: {}", outcome.reason);
+    if let Some(expected) = task.expected {
+        println!("expected: {expected} ({judged:?})");
+    }
+    println!("cpu time: {:.3} s", outcome.stats.cpu_time.as_secs_f64());
+    println!(
+        "reached states: {} (covered {}, cut {}, left to earlier conditions {})",
+        outcome.reached_states, outcome.stats.covered, outcome.stats.cut, outcome.stats.guide_accepted
+    );
+    println!(
+        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %",
+        summary.states,
+        summary.transitions,
+        100.0 * summary.covered_share()
+    );
+    if let Some(c) = &outcome.counterexample {
+        let inputs: Vec<String> = c.inputs.iter().map(|v| v.to_string()).collect();
+        println!(
+            "counterexample: {} steps, inputs [{}], replay: {}",
+            c.steps.len(),
+            inputs.join(","),
+            c.replay
+        );
+    }
+    Ok(())
+}
+
+/// The condition file format from a name or the file's extension.
+fn condition_format(name: Option<&str>, path: &std::path::Path) -> Result<condition::Format, Failure> {
+    match name {
+        Some("graphml") => Ok(condition::Format::GraphMl),
+        Some("cpachecker") => Ok(condition::Format::CpaChecker),
+        Some(other) => Err(Failure::input(format!(
+            "unknown condition format `{other}` (graphml or cpachecker)"
+        ))),
+        None => Ok(match path.extension().and_then(|e| e.to_str()) {
+            Some("graphml" | "xml") => condition::Format::GraphMl,
+            _ => condition::Format::CpaChecker,
+        }),
+    }
+}
+
+fn reduce(args: ReduceArgs) -> Result<(), Failure> {
+    let (_, program) = load_input(&args.input)?;
+    let condition = condition::load(&args.condition, &program).map_err(Failure::input)?;
+    let started = std::time::Instant::now();
+    let (text, residual_program) = match args.reducer.as_str() {
+        "product" => {
+            let residual = reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS)
+                .map_err(Failure::input)?;
+            (emit_c(&residual.program), Some(residual.program))
+        }
+        "identity" => {
+            condition.validate(&program).map_err(Failure::input)?;
+            let text = std::fs::read_to_string(&program.files[0])
+                .map_err(|e| Failure::other(format!("{}: cannot read: {e}", program.files[0])))?;
+            (text, None)
+        }
+        other => {
+            return Err(Failure::input(format!(
+                "unknown reducer `{other}` (product or identity)"
+            )))
+        }
+    };
+    let elapsed = started.elapsed();
+    match &args.output {
+        Some(path) => std::fs::write(path, &text)
+            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?,
+        None => print!("{text}"),
+    }
+    if args.stats {
+        let original_lines = std::fs::read_to_string(&program.files[0])
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        let (locations, edges) = residual_program
+            .as_ref()
+            .map(|p| (p.locations.len(), p.edges.len()))
+            .unwrap_or((program.locations.len(), program.edges.len()));
+        eprintln!(
+            "residual: {locations} locations ({:.2}x), {edges} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {original_lines} lines; reduce time {:.3} s",
+            locations as f64 / program.locations.len().max(1) as f64,
+            edges as f64 / program.edges.len().max(1) as f64,
+            text.lines().count(),
+            text.lines().count() as f64 / original_lines.max(1) as f64,
+            program.locations.len(),
+            program.edges.len(),
+            elapsed.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Runs a program on the concrete interpreter and prints how the run ended.
+fn exec(
+    program: PathBuf,
+    model: DataModel,
+    inputs: Vec<i128>,
+    max_steps: u64,
+    trace: bool,
+) -> Result<(), Failure> {
+    let loaded = load_program(&program, model).map_err(Failure::input)?;
     let options = ExecOptions {
         max_steps,
         record_path: false,
@@ -123,12 +355,12 @@ fn exec(program: PathBuf, model: DataModel, inputs: Vec<i128>, max_steps: u64, t
         run.nondet_values.len(),
         run.steps
     );
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    report(match cli.command {
         Command::Cfa {
             program,
             data_model,
@@ -142,5 +374,7 @@ fn main() -> ExitCode {
             max_steps,
             trace,
         } => exec(program, data_model, inputs, max_steps, trace),
-    }
+        Command::Verify(args) => verify(args),
+        Command::Reduce(args) => reduce(args),
+    })
 }

@@ -13,10 +13,38 @@ use crate::cfa::Program;
 use crate::condition::from_arg::condition_from_arg;
 use crate::condition::ConditionAutomaton;
 use crate::cpa::arg::{NodeId, NodeStatus};
-use crate::cpa::engine::{Engine, EngineStats, RunOutcome, SearchOrder};
+use crate::cpa::engine::{Engine, EngineStats, Guide, RunOutcome, SearchOrder};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, Step};
 use crate::verdict::Verdict;
+
+/// Which native analysis to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnalysisKind {
+    Explicit,
+}
+
+impl std::str::FromStr for AnalysisKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "explicit" => Ok(AnalysisKind::Explicit),
+            _ => Err(format!("unknown analysis `{s}` (expected explicit)")),
+        }
+    }
+}
+
+/// Runs a native analysis to a verdict, guided by `guide` when given.
+pub fn run_analysis(
+    kind: AnalysisKind,
+    program: &Program,
+    options: &AnalysisOptions,
+    guide: Option<&dyn Guide>,
+) -> AnalysisOutcome {
+    match kind {
+        AnalysisKind::Explicit => explicit::verify(program, options, guide),
+    }
+}
 
 /// Options every native analysis takes.
 #[derive(Debug, Clone, Default)]
@@ -74,6 +102,19 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
         },
     );
     run.ending.is_error().then_some(run.ending)
+}
+
+/// Confirms a path to an error location by replaying candidate nondet values on the
+/// interpreter; only a replay that reaches the error makes a violation.
+pub fn confirm_path(program: &Program, steps: Vec<Step>, inputs: Vec<i128>) -> TargetDecision {
+    match replay_to_error(program, &inputs) {
+        Some(replay) => TargetDecision::Violation(Counterexample {
+            steps,
+            inputs,
+            replay,
+        }),
+        None => TargetDecision::NotConfirmed("counterexample does not replay on the interpreter".into()),
+    }
 }
 
 /// Runs the engine to a verdict, asking `on_target` about each target state.

@@ -67,10 +67,19 @@ pub fn to_dot(program: &Program) -> String {
     out
 }
 
-/// A plain-text listing: per function its locations (entry, exit, error, terminal, loop
+/// A plain-text listing: the globals with their initial values, then per function its locations (entry, exit, error, terminal, loop
 /// heads, labels) and edges as `N3 -> N4  line 12: x = (x + 1);`, then a summary line.
 pub fn listing(program: &Program) -> String {
     let mut out = String::new();
+    for (_, v) in program.globals() {
+        let _ = writeln!(
+            out,
+            "global {} {} = {};",
+            v.ty.c_name(program.data_model),
+            v.name,
+            v.initial
+        );
+    }
     for f in &program.functions {
         let ret = match f.return_type {
             Some(t) => t.c_name(program.data_model),

@@ -35,8 +35,9 @@
 //!   edges leaving other locations cannot be taken at this point of the path at all. Both are
 //!   correctly covered, so Baton represents the line faithfully: a transition whose edge set is
 //!   every CFA edge not matched by the state's earlier transitions.
-//! - If no transition matches, CPAchecker's observer automata stay in their state; Baton's
-//!   reader does not add such self-loops: the run stops, which covers fewer paths (sound).
+//! - When no transition matches, a CPAchecker observer automaton may keep its state; Baton's
+//!   reader adds no such self-loops: the run stops, which covers fewer paths (sound either
+//!   way). Files CPAchecker writes end every state in `TRUE -> …`, so this never arises there.
 //! - `MATCH "text"` is resolved by statement text: an edge matches if Baton's rendering of its
 //!   operation equals the text up to white space, parentheses and the `function::` qualifiers
 //!   of local variable names (assume edges also without their brackets). Matching by text

@@ -167,10 +167,26 @@ impl Element {
     }
 }
 
-/// 1-based line of a byte offset.
-fn line_of(text: &str, pos: u64) -> usize {
-    let pos = (pos as usize).min(text.len());
-    text.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1
+/// Byte offsets of line starts, for turning quick-xml's byte positions into lines.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines(starts)
+    }
+
+    /// 1-based line of a byte offset.
+    fn line_of(&self, pos: u64) -> usize {
+        let pos = usize::try_from(pos).unwrap_or(usize::MAX);
+        self.0.partition_point(|&start| start <= pos).max(1)
+    }
 }
 
 /// Parses XML into a tree; errors carry `file:line`.
@@ -180,6 +196,8 @@ fn parse_xml(text: &str, file: &str) -> Result<Element, ConditionError> {
         line,
         message,
     };
+    let lines = Lines::new(text);
+    let line_of = |_: &str, pos: u64| lines.line_of(pos);
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Element> = vec![Element::default()];
     loop {

@@ -224,6 +224,11 @@ impl ConditionAutomaton {
         Ok(())
     }
 
+    /// The transitions leaving `q`, in order.
+    pub fn transitions_from(&self, q: StateId) -> impl Iterator<Item = &Transition> + '_ {
+        self.transitions.iter().filter(move |t| t.from == q)
+    }
+
     /// The set of states a run starts in.
     pub fn start_states(&self) -> BTreeSet<StateId> {
         BTreeSet::from([self.initial])
@@ -627,6 +632,28 @@ impl fmt::Display for ConditionSummary {
 pub enum Format {
     GraphMl,
     CpaChecker,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::GraphMl => "graphml",
+            Format::CpaChecker => "cpachecker",
+        })
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "graphml" => Ok(Format::GraphMl),
+            "cpachecker" | "spc" => Ok(Format::CpaChecker),
+            other => Err(format!(
+                "unknown condition format `{other}` (expected graphml or cpachecker)"
+            )),
+        }
+    }
 }
 
 /// Guesses the format from the text: XML starts with `<`, CPAchecker's contains `AUTOMATON`.

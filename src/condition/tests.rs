@@ -100,6 +100,13 @@ fn covers_nondeterminism_and_initial_accepting() {
     assert_eq!(s.len(), 2);
     assert!(runner.step(&s, EdgeId(2)).is_empty());
 
+    assert_eq!(a.transitions_from(StateId(0)).count(), 2);
+    assert_eq!("graphml".parse::<Format>(), Ok(Format::GraphMl));
+    assert_eq!(
+        Format::CpaChecker.to_string().parse::<Format>(),
+        Ok(Format::CpaChecker)
+    );
+    assert!("xml".parse::<Format>().is_err());
     let full = ConditionAutomaton::fully_verified(HASH);
     assert!(full.covers(&[]) && full.is_trivial_full() && !full.is_trivial_empty());
     let none = ConditionAutomaton::nothing_verified(HASH);
@@ -557,4 +564,76 @@ END AUTOMATON
     );
     let c = cpachecker::read_cpachecker(&t3, "a", &p2).unwrap();
     assert_eq!(c.transitions.iter().filter(|t| t.edges.len() == 2).count(), 1);
+}
+
+/// Def. 2.2 literally: is there a run on some prefix ending in an accepting state, with every
+/// transition reading the path's edge and having assumption true?
+fn covers_by_definition(a: &ConditionAutomaton, path: &[EdgeId]) -> bool {
+    fn search(a: &ConditionAutomaton, path: &[EdgeId], q: StateId) -> bool {
+        if a.is_accepting(q) {
+            return true;
+        }
+        let Some((&g, rest)) = path.split_first() else {
+            return false;
+        };
+        a.transitions.iter().any(|t| {
+            t.from == q && t.edges.contains(&g) && t.assumption == Assumption::True && search(a, rest, t.to)
+        })
+    }
+    search(a, path, a.initial)
+}
+
+/// Random well-formed automata and random paths: the set simulation agrees with Def. 2.2,
+/// and both formats keep the meaning.
+#[test]
+fn covers_agrees_with_definition_on_random_automata() {
+    let p = program();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut previous: Option<ConditionAutomaton> = None;
+    for round in 0..300 {
+        let n = 1 + next(5) as u32;
+        let states: Vec<ConditionState> = (0..n).map(|i| st(&format!("r{i}"), next(4) == 0)).collect();
+        let mut transitions = Vec::new();
+        for _ in 0..next(10) {
+            let from = next(n as u64) as u32;
+            let mut to = next(n as u64) as u32;
+            if states[from as usize].accepting && !states[to as usize].accepting {
+                to = from;
+            }
+            let edges: Vec<u32> = (0..1 + next(3)).map(|_| next(4) as u32).collect();
+            let assumption = if next(5) == 0 {
+                Assumption::False
+            } else {
+                Assumption::True
+            };
+            transitions.push(tr(from, &edges, assumption, to));
+        }
+        let a = ConditionAutomaton {
+            program_hash: HASH.into(),
+            states,
+            initial: StateId(next(n as u64) as u32),
+            transitions,
+        };
+        a.validate(&p).unwrap();
+        let g = graphml::read_graphml(&graphml::write_graphml(&a, &p), "r", &p).unwrap();
+        let c = cpachecker::read_cpachecker(&cpachecker::write_cpachecker(&a, &p), "r", &p).unwrap();
+        for _ in 0..20 {
+            let path: Vec<EdgeId> = (0..next(6)).map(|_| EdgeId(next(4) as u32)).collect();
+            let expected = covers_by_definition(&a, &path);
+            assert_eq!(a.covers(&path), expected, "round {round}: {a:?} {path:?}");
+            assert_eq!(g.covers(&path), expected);
+            assert_eq!(c.covers(&path), expected);
+            if let Some(prev) = &previous {
+                let u = union(&[prev.clone(), a.clone()]).unwrap();
+                assert_eq!(u.covers(&path), expected || prev.covers(&path));
+            }
+        }
+        previous = Some(a);
+    }
 }

@@ -4,6 +4,13 @@
 //! and `?:` in value context are hoisted into edges (writing temporaries) before the edge that
 //! uses their value, in left-to-right order. Conditions of `if`/loops become assume edges with
 //! short-circuit structure.
+//!
+//! Where C leaves the order of evaluation unspecified (operands of one operator, arguments of
+//! one call), every hoisted side effect of the expression happens before the pure remainder is
+//! evaluated: in `x * 100 + f()` a write of `x` by `f` is seen. gcc may choose differently;
+//! programs whose result depends on this have no single C meaning. Constant sub-expressions are
+//! folded (never ones with undefined behaviour), and code that cannot be reached from a
+//! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
 use super::types::{character_constant, integer_constant, CType};
@@ -26,6 +33,10 @@ use lang_c::span::Node;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 type Result<T> = std::result::Result<T, FrontendError>;
+
+/// For a value-returning call: the variable the edge writes, the value of the call expression,
+/// and a variable to convert the result into afterwards.
+type CallDest = (Option<VarId>, Option<Expr>, Option<(VarId, IntType)>);
 
 /// Names with fixed meaning (sv-benchmarks conventions); their definitions are not lowered.
 fn is_special(name: &str) -> bool {
@@ -368,23 +379,17 @@ impl<'a> Lowerer<'a> {
     // ----- types ----------------------------------------------------------------------------
 
     /// Resolves type specifiers (registering enumerators) into a base type.
-    fn base_type<'n>(
-        &mut self,
-        specs: impl Iterator<Item = &'n Node<TypeSpecifier>>,
-        offset: usize,
-    ) -> Result<CType> {
-        let (mut void, mut char_, mut short, mut long, mut signed, mut unsigned, mut bool_) =
-            (false, false, false, 0, false, false, false);
-        let mut int = false;
+    fn base_type<'n>(&mut self, specs: impl Iterator<Item = &'n Node<TypeSpecifier>>) -> Result<CType> {
+        let (mut void, mut char_, mut short, mut long, mut unsigned, mut bool_) =
+            (false, false, false, 0, false, false);
         let mut other: Option<CType> = None;
         for s in specs {
             match &s.node {
                 TypeSpecifier::Void => void = true,
                 TypeSpecifier::Char => char_ = true,
                 TypeSpecifier::Short => short = true,
-                TypeSpecifier::Int => int = true,
+                TypeSpecifier::Int | TypeSpecifier::Signed => {}
                 TypeSpecifier::Long => long += 1,
-                TypeSpecifier::Signed => signed = true,
                 TypeSpecifier::Unsigned => unsigned = true,
                 TypeSpecifier::Bool => bool_ = true,
                 TypeSpecifier::Float | TypeSpecifier::Double | TypeSpecifier::TS18661Float(_) => {
@@ -411,11 +416,9 @@ impl<'a> Lowerer<'a> {
                 TypeSpecifier::TypeOf(_) => other = Some(CType::Unsupported("typeof".into())),
             }
         }
-        let _ = offset;
         if let Some(t) = other {
             return Ok(t);
         }
-        let _ = int;
         Ok(if void {
             CType::Void
         } else if bool_ {
@@ -433,7 +436,6 @@ impl<'a> Lowerer<'a> {
                 self.model.long()
             })
         } else {
-            let _ = signed;
             CType::Int(if unsigned { IntType::UINT } else { IntType::INT })
         })
     }
@@ -471,7 +473,6 @@ impl<'a> Lowerer<'a> {
     fn decl_specs(
         &mut self,
         specs: &[Node<DeclarationSpecifier>],
-        offset: usize,
     ) -> Result<(CType, Option<StorageClassSpecifier>)> {
         let mut storage = None;
         let mut tys = Vec::new();
@@ -482,7 +483,7 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
-        Ok((self.base_type(tys.into_iter(), offset)?, storage))
+        Ok((self.base_type(tys.into_iter())?, storage))
     }
 
     fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {
@@ -491,7 +492,7 @@ impl<'a> Lowerer<'a> {
             _ => None,
         });
         let specs: Vec<&Node<TypeSpecifier>> = specs.collect();
-        let base = self.base_type(specs.into_iter(), tn.span.start)?;
+        let base = self.base_type(specs.into_iter())?;
         match &tn.node.declarator {
             None => Ok(base),
             Some(d) => match self.declarator(base, d)?.1 {
@@ -552,7 +553,7 @@ impl<'a> Lowerer<'a> {
                         DerivedDeclarator::Function(fd) => {
                             let mut params = Vec::new();
                             for p in &fd.node.parameters {
-                                let (pt, _) = self.decl_specs(&p.node.specifiers, p.span.start)?;
+                                let (pt, _) = self.decl_specs(&p.node.specifiers)?;
                                 let (pname, pd) = match &p.node.declarator {
                                     Some(pd) => self.declarator(pt, pd)?,
                                     None => (None, Declared::Object(pt)),
@@ -629,7 +630,7 @@ impl<'a> Lowerer<'a> {
 
     fn global_declaration(&mut self, d: &Node<Declaration>) -> Result<()> {
         self.pos = d.span.start;
-        let (base, storage) = self.decl_specs(&d.node.specifiers, d.span.start)?;
+        let (base, storage) = self.decl_specs(&d.node.specifiers)?;
         for id in &d.node.declarators {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
@@ -739,7 +740,7 @@ impl<'a> Lowerer<'a> {
 
     fn register_definition(&mut self, fd: &Node<FunctionDefinition>) -> Result<Option<FuncId>> {
         self.pos = fd.span.start;
-        let (base, _) = self.decl_specs(&fd.node.specifiers, fd.span.start)?;
+        let (base, _) = self.decl_specs(&fd.node.specifiers)?;
         let (name, declared) = self.declarator(base, &fd.node.declarator)?;
         let name = name.ok_or_else(|| self.malformed(fd.span.start, "function without a name"))?;
         let Declared::Function {
@@ -870,7 +871,7 @@ impl<'a> Lowerer<'a> {
 
     fn local_declaration(&mut self, d: &Node<Declaration>) -> Result<()> {
         self.pos = d.span.start;
-        let (base, storage) = self.decl_specs(&d.node.specifiers, d.span.start)?;
+        let (base, storage) = self.decl_specs(&d.node.specifiers)?;
         for id in &d.node.declarators {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
@@ -932,7 +933,9 @@ impl<'a> Lowerer<'a> {
                                 if let Expression::Call(c) = &e.node {
                                     self.emit(Operation::Declare { var: v, init: None })?;
                                     self.pos = e.span.start;
-                                    self.call(c, Dest::Var(v, ty))?;
+                                    if self.call(c, Dest::Var(v, ty))?.is_none() {
+                                        return Err(self.malformed(e.span.start, "void value used"));
+                                    }
                                 } else {
                                     let val = self.rvalue(e)?;
                                     self.pos = id.span.start;
@@ -1592,7 +1595,6 @@ impl<'a> Lowerer<'a> {
                 };
                 let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
-                self.pos_keep(at);
                 if post && used {
                     let tmp = self.temp(ty)?;
                     self.emit(Operation::Assign {
@@ -1637,9 +1639,6 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
-
-    /// Edges keep the statement position; nothing to do but document the intent.
-    fn pos_keep(&mut self, _at: usize) {}
 
     fn arith(&self, op: BinaryOp, a: Val, b: Val, at: usize) -> Result<Val> {
         if op.is_comparison() {
@@ -1755,7 +1754,9 @@ impl<'a> Lowerer<'a> {
                 let (x, t) = self.lvalue(&b.node.lhs)?;
                 let ty = self.value_type(&t, at)?;
                 if let Expression::Call(c) = &b.node.rhs.node {
-                    self.call(c, Dest::Var(x, ty))?;
+                    if self.call(c, Dest::Var(x, ty))?.is_none() {
+                        return Err(self.malformed(at, "void value used"));
+                    }
                 } else {
                     let v = self.rvalue(&b.node.rhs)?;
                     self.emit(Operation::Assign {
@@ -1817,11 +1818,7 @@ impl<'a> Lowerer<'a> {
 
     /// Where a value-returning call writes: the variable to name in the edge, the value of the
     /// call expression, and a conversion to emit afterwards.
-    fn dest_var(
-        &mut self,
-        dest: Dest,
-        ty: IntType,
-    ) -> Result<(Option<VarId>, Option<Expr>, Option<(VarId, IntType)>)> {
+    fn dest_var(&mut self, dest: Dest, ty: IntType) -> Result<CallDest> {
         Ok(match dest {
             Dest::Discard => (None, None, None),
             Dest::Temp => {
@@ -1940,7 +1937,6 @@ impl<'a> Lowerer<'a> {
                     self.dest_var(dest, ty)?
                 }
             };
-            self.pos_keep(at);
             self.emit(Operation::Call {
                 callee,
                 args: lowered,

@@ -61,7 +61,7 @@ impl FrontendError {
 }
 
 /// Squeezes a message into one line.
-pub(crate) fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -6,9 +6,11 @@
 //! (`x == c`). States are never merged; a state is covered by one at the same control state
 //! that knows no more (the partial order of the flat lattice per variable).
 
+use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::{self, UndefinedBehavior};
 use crate::cfa::{Operation, Program, VarId};
+use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 
 /// Known variable values (absent = unknown), normalised to each variable's type.
@@ -195,4 +197,32 @@ impl Cpa for ExplicitCpa {
     fn less_or_equal(&self, a: &ExplicitState, b: &ExplicitState) -> bool {
         b.values.len() <= a.values.len() && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
     }
+}
+
+/// Runs the explicit-value analysis to a verdict; `guide` is a condition of earlier stages
+/// whose covered paths are not explored again.
+pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn Guide>) -> AnalysisOutcome {
+    let mut engine = Engine::new(
+        program,
+        ExplicitCpa,
+        options.order,
+        options.give_up.clone(),
+        guide,
+    );
+    run_to_verdict(&mut engine, |engine, node| {
+        let path = engine.arg().path_to(node);
+        let target = &engine.arg().node(node).state;
+        // Each nondet value as the analysis knows it at the target (learned by an equality
+        // branch, or kept in a variable that was not overwritten), 0 where unknown.
+        let inputs = path
+            .iter()
+            .filter_map(|&(step, _)| match (step, &program.edge(step.edge()).op) {
+                (Step::Edge(_), Operation::Nondet { lhs, .. }) => {
+                    Some(lhs.and_then(|v| target.get(v)).unwrap_or(0))
+                }
+                _ => None,
+            })
+            .collect();
+        confirm_path(program, path.into_iter().map(|(s, _)| s).collect(), inputs)
+    })
 }

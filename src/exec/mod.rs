@@ -1,0 +1,840 @@
+//! Running external tools under CPU-time, wall-time and memory limits and measuring them, in
+//! the manner of BenchExec's `runexec`.
+//!
+//! A tool is started from an argv (never through a shell) in its own process group, in a fresh
+//! temporary directory (or one the caller names), with stdin from a file or `/dev/null` and
+//! stdout/stderr written to files in that directory (so large output cannot deadlock).
+//!
+//! Measurement and enforcement use, in this order of preference:
+//! - a child **cgroup v1** (`cpuacct` + `memory` hierarchies), where this process may create one
+//!   (as root on hybrid systems): CPU from `cpuacct.usage`, peak memory from
+//!   `memory.max_usage_in_bytes`, the memory limit enforced by the kernel's OOM killer, and every
+//!   process of the run — also those that left the process group with `setsid` — killed at the end;
+//! - a child **cgroup v2** where the `memory` controller is delegated to this process's cgroup;
+//! - **sampling** of `/proc` otherwise: the tree is the process group plus everything reachable
+//!   by parent pid (and every process ever seen in it), CPU is the larger of the sampled sum and
+//!   `wait4`'s rusage of the main process, memory is the larger of the sampled sum of resident
+//!   set sizes and `wait4`'s `ru_maxrss`, and the group is killed by the monitor when the sum
+//!   reaches the limit (so a fast allocator may overshoot by what it allocates in one sampling
+//!   interval of 20 ms).
+//!
+//! Known limits of sampling: a process that is started and leaves the tree (double fork plus
+//! `setsid`) within one sampling interval is neither measured nor killed, and the CPU time of
+//! descendants that were re-parented to init and then ended is counted only up to their last
+//! sample. Cgroups have neither gap. With cgroup v1, memory includes the page cache the run
+//! caused (as in BenchExec), which the kernel reclaims before it OOM-kills.
+//!
+//! The CPU-time limit is for the whole tree: the monitor sends SIGTERM to every process of the
+//! run when the tree's CPU time reaches it and SIGKILL after [`Limits::grace`]. `RLIMIT_CPU` is
+//! set as a per-process backstop one second above the limit. The wall-time limit works the same.
+//! When the main process ends, whatever is left of the run is killed.
+//!
+//! The report keeps the tool's own outcome (exit code or signal) and, separately, which limit
+//! was broken: a tool that finished but used more than its limit is `TIMEOUT`, like BenchExec's
+//! `TIMEOUT (true)`, so the result does not count.
+
+mod cgroup;
+mod procfs;
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::fs::{self, File};
+use std::io;
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+
+/// Name of the file in the work directory that receives the tool's standard output.
+pub const STDOUT_FILE: &str = "baton-tool.stdout";
+/// Name of the file in the work directory that receives the tool's standard error.
+pub const STDERR_FILE: &str = "baton-tool.stderr";
+/// Name of the file in the work directory that holds the tool's standard input, if given.
+pub const STDIN_FILE: &str = "baton-tool.stdin";
+
+/// Resource limits of one run. `None` means unlimited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// CPU time (user + system) of the whole process tree.
+    pub cpu_time: Option<Duration>,
+    /// Wall-clock time from start to the end of the main process.
+    pub wall_time: Option<Duration>,
+    /// Memory of the whole tree in bytes (cgroup: charged memory; sampling: sum of RSS).
+    pub memory: Option<u64>,
+    /// Time between SIGTERM and SIGKILL when a time limit is reached.
+    pub grace: Duration,
+}
+
+impl Default for Limits {
+    /// No limits, one second of grace.
+    fn default() -> Self {
+        Limits {
+            cpu_time: None,
+            wall_time: None,
+            memory: None,
+            grace: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Where the tool runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkDir {
+    /// A fresh temporary directory, deleted after the run (output is read into the report first).
+    Fresh,
+    /// A fresh temporary directory that is kept after the run (its path is in the report).
+    FreshKept,
+    /// This directory, created (with parents) if missing, and kept.
+    Keep(PathBuf),
+    /// This directory, which must already exist; kept. The output files are written into it.
+    Existing(PathBuf),
+}
+
+/// A tool invocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCommand {
+    /// Program and arguments; `argv[0]` is looked up in `PATH` unless it contains a `/`
+    /// (then it is taken relative to Baton's current directory, not the work directory).
+    pub argv: Vec<OsString>,
+    /// Environment variables set on top of Baton's own environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Bytes for standard input; `None` gives `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
+    /// Where the tool runs.
+    pub workdir: WorkDir,
+}
+
+impl ToolCommand {
+    /// A command from an argv, with no extra environment, no input, in a fresh temporary directory.
+    pub fn new<I, S>(argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        ToolCommand {
+            argv: argv.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            stdin: None,
+            workdir: WorkDir::Fresh,
+        }
+    }
+}
+
+/// Which mechanism to use for measuring and enforcing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MechanismChoice {
+    /// A cgroup if one can be created, else sampling.
+    #[default]
+    Auto,
+    /// Always sample `/proc` (for testing the fallback, or to leave cgroups alone).
+    SamplingOnly,
+}
+
+/// How a run was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measurement {
+    /// A child cgroup in cgroup v1 hierarchies (`cpuacct`, `memory`).
+    CgroupV1,
+    /// A child cgroup in the cgroup v2 hierarchy.
+    CgroupV2,
+    /// Sampling of the process tree in `/proc` plus `wait4` rusage.
+    Sampling,
+}
+
+impl fmt::Display for Measurement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Measurement::CgroupV1 => "cgroup v1",
+            Measurement::CgroupV2 => "cgroup v2",
+            Measurement::Sampling => "sampling",
+        })
+    }
+}
+
+/// Which limit a run broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    /// The CPU-time limit.
+    CpuTime,
+    /// The wall-time limit.
+    WallTime,
+    /// The memory limit.
+    Memory,
+}
+
+/// The outcome of a run, as BenchExec names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Exit code 0 and no limit broken.
+    Done,
+    /// A non-zero exit code and no limit broken.
+    Error(i32),
+    /// Ended by a signal that was not sent because of a limit.
+    KilledBySignal(i32),
+    /// The CPU-time or wall-time limit was broken (whatever the tool's own outcome).
+    Timeout,
+    /// The memory limit was broken.
+    OutOfMemory,
+}
+
+impl RunStatus {
+    /// BenchExec's status text: `done`, `ERROR (n)`, `KILLED BY SIGNAL n`, `TIMEOUT`,
+    /// `OUT OF MEMORY`.
+    pub fn benchexec_string(&self) -> String {
+        match self {
+            RunStatus::Done => "done".to_string(),
+            RunStatus::Error(n) => format!("ERROR ({n})"),
+            RunStatus::KilledBySignal(n) => format!("KILLED BY SIGNAL {n}"),
+            RunStatus::Timeout => "TIMEOUT".to_string(),
+            RunStatus::OutOfMemory => "OUT OF MEMORY".to_string(),
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.benchexec_string())
+    }
+}
+
+/// What a run did and used.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// The status; a broken limit takes precedence over the tool's own outcome.
+    pub status: RunStatus,
+    /// The tool's own exit code, if the main process exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the main process, if one did.
+    pub signal: Option<i32>,
+    /// CPU time (user + system) of the whole tree.
+    pub cpu_time: Duration,
+    /// Wall time from spawning to the end of the main process.
+    pub wall_time: Duration,
+    /// Peak memory of the whole tree in bytes, where it could be measured.
+    pub peak_memory: Option<u64>,
+    /// How the numbers were measured and the limits enforced.
+    pub measurement: Measurement,
+    /// Why a cgroup was not used, when `measurement` is `Sampling` under [`MechanismChoice::Auto`].
+    pub cgroup_unavailable: Option<String>,
+    /// Everything the tool wrote to stdout.
+    pub stdout: Vec<u8>,
+    /// Everything the tool wrote to stderr.
+    pub stderr: Vec<u8>,
+    /// The work directory (already deleted for [`WorkDir::Fresh`]).
+    pub workdir: PathBuf,
+    /// Whether `workdir` still exists after the run.
+    pub workdir_kept: bool,
+    /// The limit that was broken, if any.
+    pub limit_hit: Option<LimitKind>,
+    /// Processes of the run that could not be killed within 5 s after the end (0 normally).
+    pub leftover_processes: usize,
+}
+
+impl RunReport {
+    /// The tool's own outcome, ignoring limits: `Done`, `Error(n)` or `KilledBySignal(n)`.
+    /// With `status == Timeout` this is the "(true)" part of BenchExec's `TIMEOUT (true)`.
+    pub fn tool_status(&self) -> RunStatus {
+        match (self.exit_code, self.signal) {
+            (_, Some(sig)) => RunStatus::KilledBySignal(sig),
+            (Some(0), None) => RunStatus::Done,
+            (Some(code), None) => RunStatus::Error(code),
+            (None, None) => RunStatus::KilledBySignal(0),
+        }
+    }
+}
+
+/// Why a tool could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// The argv was empty.
+    #[error("cannot run a tool: the command line is empty")]
+    EmptyCommand,
+    /// The executable does not exist or is not executable.
+    #[error("tool executable `{name}` not found{}", where_searched(.searched))]
+    NotFound {
+        /// The name as given in `argv[0]`.
+        name: String,
+        /// The `PATH` that was searched, if it was a bare name.
+        searched: Option<String>,
+    },
+    /// The work directory could not be prepared.
+    #[error("cannot prepare work directory {path}: {source}")]
+    WorkDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A file of the run (stdin, stdout, stderr) could not be created or read.
+    #[error("cannot {what} {path}: {source}")]
+    File {
+        /// What was done (create, read).
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The process could not be started.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The resolved program path.
+        program: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// Waiting for the process failed.
+    #[error("cannot wait for {program} (pid {pid}): {reason}")]
+    Wait {
+        /// The resolved program path.
+        program: PathBuf,
+        /// Its pid.
+        pid: i32,
+        /// The cause.
+        reason: String,
+    },
+}
+
+fn where_searched(searched: &Option<String>) -> String {
+    match searched {
+        Some(path) => format!(" in PATH ({path})"),
+        None => " (no such executable file)".to_string(),
+    }
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Looks `name` up like a shell would: a name containing `/` is checked as a path, any other
+/// name is searched in the directories of `PATH`. Returns the executable file found.
+pub fn find_executable(name: &str) -> Option<PathBuf> {
+    find_executable_os(OsStr::new(name))
+}
+
+fn find_executable_os(name: &OsStr) -> Option<PathBuf> {
+    if name.is_empty() {
+        return None;
+    }
+    if name.as_bytes().contains(&b'/') {
+        let path = PathBuf::from(name);
+        let path = if path.is_absolute() {
+            path
+        } else {
+            std::env::current_dir().ok()?.join(path)
+        };
+        return is_executable_file(&path).then_some(path);
+    }
+    let path_var = std::env::var_os("PATH")?;
+    std::env::split_paths(&path_var)
+        .map(|dir| {
+            if dir.as_os_str().is_empty() {
+                PathBuf::from(".").join(name)
+            } else {
+                dir.join(name)
+            }
+        })
+        .find(|candidate| is_executable_file(candidate))
+}
+
+/// Which mechanism [`run`] would use right now, and why: creates (and removes) a probe cgroup.
+pub fn probe_mechanism() -> (Measurement, String) {
+    match cgroup::RunCgroup::create(None) {
+        Ok(mut cg) => {
+            let m = match cg.version {
+                cgroup::Version::V1 => Measurement::CgroupV1,
+                cgroup::Version::V2 => Measurement::CgroupV2,
+            };
+            cg.remove();
+            (m, "a child cgroup could be created".to_string())
+        }
+        Err(why) => (Measurement::Sampling, why),
+    }
+}
+
+/// Runs a tool under limits with the best available mechanism; see the module documentation.
+pub fn run(cmd: &ToolCommand, limits: &Limits) -> Result<RunReport, ExecError> {
+    run_with(cmd, limits, MechanismChoice::Auto)
+}
+
+/// The prepared work directory of one run.
+struct Prepared {
+    dir: PathBuf,
+    temp: Option<tempfile::TempDir>,
+    kept: bool,
+}
+
+fn prepare_workdir(workdir: &WorkDir) -> Result<Prepared, ExecError> {
+    let temp = || {
+        tempfile::Builder::new()
+            .prefix("baton-run-")
+            .tempdir()
+            .map_err(|source| ExecError::WorkDir {
+                path: std::env::temp_dir(),
+                source,
+            })
+    };
+    match workdir {
+        WorkDir::Fresh => {
+            let t = temp()?;
+            Ok(Prepared {
+                dir: t.path().to_path_buf(),
+                temp: Some(t),
+                kept: false,
+            })
+        }
+        WorkDir::FreshKept => {
+            let t = temp()?;
+            Ok(Prepared {
+                dir: t.keep(),
+                temp: None,
+                kept: true,
+            })
+        }
+        WorkDir::Keep(path) => {
+            fs::create_dir_all(path).map_err(|source| ExecError::WorkDir {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(Prepared {
+                dir: path.clone(),
+                temp: None,
+                kept: true,
+            })
+        }
+        WorkDir::Existing(path) => {
+            if !path.is_dir() {
+                return Err(ExecError::WorkDir {
+                    path: path.clone(),
+                    source: io::Error::new(io::ErrorKind::NotFound, "not an existing directory"),
+                });
+            }
+            Ok(Prepared {
+                dir: path.clone(),
+                temp: None,
+                kept: true,
+            })
+        }
+    }
+}
+
+fn create_file(path: &Path) -> Result<File, ExecError> {
+    File::create(path).map_err(|source| ExecError::File {
+        what: "create",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, ExecError> {
+    fs::read(path).map_err(|source| ExecError::File {
+        what: "read",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// How the main process ended, from `wait4`.
+struct Exit {
+    at: Instant,
+    status: libc::c_int,
+    rusage_cpu: Duration,
+    /// Largest resident set size of a single process among it and its waited-for descendants.
+    rusage_max_rss: u64,
+}
+
+fn timeval(tv: libc::timeval) -> Duration {
+    Duration::from_secs(tv.tv_sec.max(0) as u64) + Duration::from_micros(tv.tv_usec.max(0) as u64)
+}
+
+/// Blocks in `wait4` for `pid`; returns its status and the rusage CPU time of it and its
+/// waited-for descendants.
+fn wait_for(pid: i32) -> Result<Exit, io::Error> {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `status` and `usage` are valid, exclusively borrowed out-pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            return Ok(Exit {
+                at: Instant::now(),
+                status,
+                rusage_cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+                rusage_max_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+            });
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// The monitor's handle on the processes of a run.
+enum Tracking {
+    Cgroup(cgroup::RunCgroup),
+    Sampling(procfs::TreeTracker),
+}
+
+impl Tracking {
+    /// Sends `signal` to the process group and every known process of the run.
+    fn signal_all(&mut self, pgid: i32, signal: Signal) {
+        let _ = killpg(Pid::from_raw(pgid), signal);
+        match self {
+            Tracking::Cgroup(cg) => cg.signal_all(signal),
+            Tracking::Sampling(t) => {
+                for pid in t.sample().live {
+                    let _ = kill(Pid::from_raw(pid), signal);
+                }
+            }
+        }
+    }
+
+    /// Kills everything left of the run; returns how many processes survived `patience`.
+    fn kill_all(&mut self, pgid: i32, patience: Duration) -> usize {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        match self {
+            Tracking::Cgroup(cg) => cg.kill_all(patience),
+            Tracking::Sampling(t) => {
+                let deadline = Instant::now() + patience;
+                loop {
+                    let live = t.sample().live;
+                    if live.is_empty() || Instant::now() >= deadline {
+                        return live.len();
+                    }
+                    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+                    for pid in live {
+                        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+        }
+    }
+}
+
+/// Rounds a duration up to whole seconds (for `RLIMIT_CPU`).
+fn ceil_secs(d: Duration) -> u64 {
+    d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
+}
+
+/// Everything needed to start the tool process (possibly twice, see [`run_with`]).
+struct SpawnSpec<'a> {
+    program: &'a Path,
+    arg0: &'a OsStr,
+    args: &'a [OsString],
+    env: &'a [(OsString, OsString)],
+    dir: &'a Path,
+    stdin: Option<&'a Path>,
+    stdout: &'a Path,
+    stderr: &'a Path,
+    /// Soft and hard `RLIMIT_CPU` in seconds.
+    cpu_rlimit: Option<(u64, u64)>,
+}
+
+impl SpawnSpec<'_> {
+    /// Starts the tool in its own process group; the child writes "0" to each of `procs_fds`
+    /// (joining those cgroups) and sets `RLIMIT_CPU` before it executes the tool.
+    fn spawn(&self, procs_fds: Vec<RawFd>) -> Result<(Child, Instant), ExecError> {
+        let stdin = match self.stdin {
+            Some(path) => Stdio::from(File::open(path).map_err(|source| ExecError::File {
+                what: "read",
+                path: path.to_path_buf(),
+                source,
+            })?),
+            None => Stdio::null(),
+        };
+        let mut command = Command::new(self.program);
+        command
+            .arg0(self.arg0)
+            .args(self.args)
+            .current_dir(self.dir)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(stdin)
+            .stdout(create_file(self.stdout)?)
+            .stderr(create_file(self.stderr)?)
+            .process_group(0);
+        let cpu_rlimit = self.cpu_rlimit;
+        // SAFETY: the closure runs in the child between fork and exec; it only makes the
+        // async-signal-safe system calls write(2) and setrlimit(2) on values prepared before
+        // forking, and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                for &fd in &procs_fds {
+                    let r = libc::write(fd, b"0".as_ptr().cast(), 1);
+                    if r != 1 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some((soft, hard)) = cpu_rlimit {
+                    setrlimit(Resource::RLIMIT_CPU, soft, hard).map_err(io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+        let start = Instant::now();
+        let child = command.spawn().map_err(|source| ExecError::Spawn {
+            program: self.program.to_path_buf(),
+            source,
+        })?;
+        Ok((child, start))
+    }
+}
+
+/// Runs a tool under limits with the given mechanism preference; see the module documentation.
+pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> Result<RunReport, ExecError> {
+    let name = cmd.argv.first().ok_or(ExecError::EmptyCommand)?;
+    let program = find_executable_os(name).ok_or_else(|| ExecError::NotFound {
+        name: name.to_string_lossy().into_owned(),
+        searched: if name.as_bytes().contains(&b'/') {
+            None
+        } else {
+            Some(
+                std::env::var_os("PATH")
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            )
+        },
+    })?;
+
+    let prepared = prepare_workdir(&cmd.workdir)?;
+    let dir = prepared.dir.clone();
+    let stdout_path = dir.join(STDOUT_FILE);
+    let stderr_path = dir.join(STDERR_FILE);
+    let stdin_path = match &cmd.stdin {
+        Some(bytes) => {
+            let path = dir.join(STDIN_FILE);
+            fs::write(&path, bytes).map_err(|source| ExecError::File {
+                what: "create",
+                path: path.clone(),
+                source,
+            })?;
+            Some(path)
+        }
+        None => None,
+    };
+    // A backstop per process, above the monitor's limit for the tree; never above the hard
+    // limit Baton itself has (an unprivileged process cannot raise it).
+    let cpu_rlimit = limits.cpu_time.map(|cpu| {
+        let own_hard = getrlimit(Resource::RLIMIT_CPU)
+            .map(|(_, hard)| hard)
+            .unwrap_or(libc::RLIM_INFINITY);
+        let soft = ceil_secs(cpu).saturating_add(1).min(own_hard);
+        let hard = soft
+            .saturating_add(ceil_secs(limits.grace))
+            .saturating_add(1)
+            .min(own_hard);
+        (soft, hard)
+    });
+    let spec = SpawnSpec {
+        program: &program,
+        arg0: name,
+        args: &cmd.argv[1..],
+        env: &cmd.env,
+        dir: &dir,
+        stdin: stdin_path.as_deref(),
+        stdout: &stdout_path,
+        stderr: &stderr_path,
+        cpu_rlimit,
+    };
+
+    let (mut cg, mut cgroup_unavailable) = match choice {
+        MechanismChoice::SamplingOnly => (None, None),
+        MechanismChoice::Auto => match cgroup::RunCgroup::create(limits.memory) {
+            Ok(cg) => (Some(cg), None),
+            Err(why) => (None, Some(why)),
+        },
+    };
+    let (child, start) = match &cg {
+        Some(c) => match spec.spawn(c.procs_fds()) {
+            Ok(started) => started,
+            Err(e) => {
+                // Joining a cgroup can fail where creating one worked (e.g. a v2 hierarchy
+                // without delegation): fall back to sampling; a failure of the tool itself
+                // shows up again below.
+                cgroup_unavailable = Some(format!("starting the tool in the cgroup failed: {e}"));
+                cg = None;
+                spec.spawn(Vec::new())?
+            }
+        },
+        None => spec.spawn(Vec::new())?,
+    };
+    let measurement = match cg.as_ref().map(|c| c.version) {
+        Some(cgroup::Version::V1) => Measurement::CgroupV1,
+        Some(cgroup::Version::V2) => Measurement::CgroupV2,
+        None => Measurement::Sampling,
+    };
+    let pid = child.id() as i32;
+    // The waiter thread reaps the child; `child` itself is never waited on or killed by pid.
+    drop(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(wait_for(pid));
+    });
+
+    let mut tracking = match cg {
+        Some(cg) => Tracking::Cgroup(cg),
+        None => Tracking::Sampling(procfs::TreeTracker::new(pid)),
+    };
+    let mut limit_hit: Option<LimitKind> = None;
+    let mut term_sent: Option<Instant> = None;
+    let mut killed = false;
+    let mut max_cgroup_mem: u64 = 0;
+
+    let exit = loop {
+        let elapsed = start.elapsed();
+        let interval = if elapsed < Duration::from_millis(200) {
+            Duration::from_millis(5)
+        } else {
+            Duration::from_millis(20)
+        };
+        match rx.recv_timeout(interval) {
+            Ok(result) => break result,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(io::Error::other("the waiter thread ended without a result"))
+            }
+        }
+        // Measure.
+        let (cpu, mem, oom) = match &mut tracking {
+            Tracking::Cgroup(cg) => {
+                let mem = cg.peak_memory().unwrap_or(0);
+                max_cgroup_mem = max_cgroup_mem.max(mem);
+                (cg.cpu_time().unwrap_or_default(), mem, cg.oom_kills() > 0)
+            }
+            Tracking::Sampling(t) => {
+                let s = t.sample();
+                (t.max_cpu.max(s.cpu), t.max_rss, false)
+            }
+        };
+        let now = Instant::now();
+        let wall = now - start;
+        if limit_hit.is_none() {
+            let mem_over = match &tracking {
+                Tracking::Cgroup(_) => oom,
+                Tracking::Sampling(_) => limits.memory.is_some_and(|m| mem >= m),
+            };
+            if mem_over {
+                limit_hit = Some(LimitKind::Memory);
+                tracking.signal_all(pid, Signal::SIGKILL);
+                killed = true;
+            } else if limits.cpu_time.is_some_and(|c| cpu >= c) {
+                limit_hit = Some(LimitKind::CpuTime);
+            } else if limits.wall_time.is_some_and(|w| wall >= w) {
+                limit_hit = Some(LimitKind::WallTime);
+            }
+            if matches!(limit_hit, Some(LimitKind::CpuTime | LimitKind::WallTime)) {
+                tracking.signal_all(pid, Signal::SIGTERM);
+                term_sent = Some(now);
+            }
+        } else if let Some(t) = term_sent {
+            // SIGTERM was sent once; after the grace period everything gets SIGKILL (again
+            // at every interval, so that processes started in between die too).
+            if now - t >= limits.grace || killed {
+                tracking.signal_all(pid, Signal::SIGKILL);
+                killed = true;
+            }
+        } else if killed {
+            tracking.signal_all(pid, Signal::SIGKILL);
+        }
+    };
+
+    // The main process has ended (or waiting failed): nothing of the run may outlive it.
+    let leftover_processes = tracking.kill_all(pid, Duration::from_secs(5));
+    let exit = exit.map_err(|e| ExecError::Wait {
+        program: program.clone(),
+        pid,
+        reason: e.to_string(),
+    })?;
+    let wall_time = exit.at - start;
+
+    let (cpu_time, peak_memory, oom) = match &mut tracking {
+        Tracking::Cgroup(cg) => {
+            let cpu = cg.cpu_time().unwrap_or_default().max(exit.rusage_cpu);
+            let peak = cg.peak_memory().map(|p| p.max(max_cgroup_mem));
+            let oom = cg.oom_kills() > 0;
+            cg.remove();
+            (cpu, peak, oom)
+        }
+        Tracking::Sampling(t) => (
+            t.max_cpu.max(exit.rusage_cpu),
+            Some(t.max_rss.max(exit.rusage_max_rss)),
+            false,
+        ),
+    };
+
+    let (exit_code, signal) = if libc::WIFEXITED(exit.status) {
+        (Some(libc::WEXITSTATUS(exit.status)), None)
+    } else if libc::WIFSIGNALED(exit.status) {
+        (None, Some(libc::WTERMSIG(exit.status)))
+    } else {
+        (None, None)
+    };
+
+    // A limit may be broken between two samples or by a tool that ended just in time.
+    if limit_hit.is_none() {
+        let over_memory = |slack: u64| {
+            limits
+                .memory
+                .is_some_and(|m| peak_memory.is_some_and(|p| p.saturating_add(slack) >= m))
+        };
+        let memory_broken = match measurement {
+            // The kernel enforces the limit: it was hit if its OOM killer acted, or (kernels
+            // without the oom_kill counter) if the tool died of SIGKILL that Baton did not send
+            // while using (nearly) all of it.
+            Measurement::CgroupV1 | Measurement::CgroupV2 => {
+                oom || (!killed && signal == Some(libc::SIGKILL) && over_memory(1 << 20))
+            }
+            Measurement::Sampling => over_memory(0),
+        };
+        if memory_broken {
+            limit_hit = Some(LimitKind::Memory);
+        } else if limits.cpu_time.is_some_and(|c| cpu_time > c) {
+            limit_hit = Some(LimitKind::CpuTime);
+        } else if limits.wall_time.is_some_and(|w| wall_time > w) {
+            limit_hit = Some(LimitKind::WallTime);
+        }
+    }
+
+    let status = match limit_hit {
+        Some(LimitKind::CpuTime | LimitKind::WallTime) => RunStatus::Timeout,
+        Some(LimitKind::Memory) => RunStatus::OutOfMemory,
+        None => match (exit_code, signal) {
+            (_, Some(sig)) => RunStatus::KilledBySignal(sig),
+            (Some(0), None) => RunStatus::Done,
+            (Some(code), None) => RunStatus::Error(code),
+            (None, None) => RunStatus::KilledBySignal(0),
+        },
+    };
+
+    let stdout = read_file(&stdout_path)?;
+    let stderr = read_file(&stderr_path)?;
+    let workdir_kept = prepared.kept;
+    drop(prepared.temp);
+
+    Ok(RunReport {
+        status,
+        exit_code,
+        signal,
+        cpu_time,
+        wall_time,
+        peak_memory,
+        measurement,
+        cgroup_unavailable,
+        stdout,
+        stderr,
+        workdir: dir,
+        workdir_kept,
+        limit_hit,
+        leftover_processes,
+    })
+}
