@@ -315,6 +315,8 @@ impl Gen {
         self.line("extern void exit(int);");
         self.line("extern void __VERIFIER_assume(int);");
         self.line("void reach_error(void);");
+        self.line("extern void __VERIFIER_error(void);");
+        self.line("extern void __assert_fail(const char *, const char *, unsigned int, const char *);");
         for (suffix, ty) in NONDETS {
             self.line(format!("extern {ty} __VERIFIER_nondet_{suffix}(void);"));
         }
@@ -893,7 +895,14 @@ impl Gen {
             }
             12 => {
                 let c = self.cond(ctx);
-                self.line(format!("if ({c}) abort();"));
+                if self.rng.chance(25) {
+                    self.line(format!(
+                        "if ({c}) __assert_fail(\"{c}\", \"{}.c\", 7, \"f\");",
+                        self.p
+                    ));
+                } else {
+                    self.line(format!("if ({c}) abort();"));
+                }
             }
             13 => {
                 let c = self.cond(ctx);
@@ -902,7 +911,13 @@ impl Gen {
             }
             14 => {
                 let c = self.cond(ctx);
-                self.line(format!("if ({c}) reach_error();"));
+                // The older name of the error function still appears in sv-benchmarks.
+                let f = if self.rng.chance(20) {
+                    "__VERIFIER_error"
+                } else {
+                    "reach_error"
+                };
+                self.line(format!("if ({c}) {f}();"));
             }
             16 => self.effect_stmt(ctx),
             _ => {

@@ -43,6 +43,8 @@ static unsigned long long baton_next(void) {
 const HARNESS_MACROS: &str = r#"
 #define reach_error() baton_reach_error(__LINE__)
 #define abort() baton_abort(__LINE__)
+#define __VERIFIER_error() baton_reach_error(__LINE__)
+#define __assert_fail(a, b, c, d) baton_abort(__LINE__)
 #define exit(c) baton_exit(c)
 #define __VERIFIER_assume(c) baton_assume(c, __LINE__)
 "#;
