@@ -4,9 +4,11 @@
 //! `gcc -fwrapv` (tests/support/gcc_harness.rs) and loaded with Baton's frontend; both run on
 //! the same input lists and must end the same way: same kind of ending, same line of
 //! `reach_error`/`abort`/`__VERIFIER_assume`, same exit code or return value (a hash of all
-//! variables) and the same number of nondet calls. Both data models are checked: LP64 with
-//! `-m64` and ILP32 with `-m32` (skipped with a printed reason when gcc cannot link 32-bit
-//! programs; install gcc-multilib).
+//! variables) and the same number of nondet calls; replaying the nondet values a run used
+//! must repeat it. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
+//! (skipped with a printed reason when gcc cannot link 32-bit programs: install
+//! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
+//! `BATON_DIFF_FIRST_SEED`.
 
 #[path = "support/cgen.rs"]
 mod cgen;
@@ -83,7 +85,18 @@ fn check_batch(
         let kind = gcc.split(' ').next().unwrap_or("").to_string();
         *endings.entry(kind).or_insert(0) += 1;
         let baton = match &loaded[k] {
-            Ok(program) => render(&execute(program, &inputs, &options)),
+            Ok(program) => {
+                let run = execute(program, &inputs, &options);
+                // Replaying the values the run used must repeat it exactly.
+                let replay = execute(program, &run.nondet_values, &options);
+                if (&replay.ending, replay.steps, &replay.nondet_values)
+                    != (&run.ending, run.steps, &run.nondet_values)
+                {
+                    format!("REPLAY DIFFERS: {} vs {}", render(&run), render(&replay))
+                } else {
+                    render(&run)
+                }
+            }
             Err(e) => e.clone(),
         };
         if baton != gcc {
