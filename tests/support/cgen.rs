@@ -467,6 +467,9 @@ impl Gen {
             "017",
             "'a'",
             "'\\n'",
+            "'\\xff'",
+            "'\\377'",
+            "'\\0'",
         ];
         if self.rng.chance(60) {
             self.rng.pick(FIXED).to_string()
