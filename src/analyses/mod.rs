@@ -7,6 +7,7 @@
 //! error on the interpreter; otherwise `unknown`.
 
 pub mod explicit;
+pub mod predicate;
 
 use crate::cfa::interpreter::{execute, Ending, ExecOptions};
 use crate::cfa::Program;

@@ -1,0 +1,396 @@
+//! Predicates, precisions and predicate abstraction (Cartesian and Boolean).
+//!
+//! A [`Predicate`] is a comparison over *unindexed* program variables, kept as a typed
+//! [`Expr`]; it is instantiated at any SSA map with the bit-precise encoding of
+//! [`super::formula`]. An [`AbstractState`] is a Boolean combination of predicates in
+//! disjunctive normal form: one cube for the Cartesian abstraction, one cube per satisfying
+//! assignment of the predicates' indicator literals for the Boolean abstraction.
+
+use super::formula::{ExprEncoder, PathFormula, Satisfiability, SolverConfig, SsaMap};
+use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::cfa::types::IntType;
+use crate::cfa::{FuncId, LocId, Program, Scope, VarId};
+use std::collections::HashMap;
+use std::fmt;
+use z3::ast::Bool;
+use z3::SatResult;
+
+/// A predicate: the C condition `expr != 0`, in a canonical form whose top operator is `==`,
+/// `<` or `<=` (a predicate and its negation are the same predicate for abstraction).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Predicate {
+    expr: Expr,
+}
+
+impl Predicate {
+    /// The predicate tracking the truth of condition `cond` (`cond != 0`), canonicalised:
+    /// `!` is dropped, `!=` becomes `==`, `>=` becomes `<`, `>` becomes `<=`, a
+    /// non-comparison `e` becomes `e == 0`. Returns `None` for conditions without variables
+    /// (they are constant, tracking them is useless).
+    pub fn from_condition(cond: &Expr) -> Option<Predicate> {
+        let mut e = cond;
+        while let ExprKind::Unary(UnaryOp::LogNot, inner) = &e.kind {
+            e = inner;
+        }
+        if e.vars().is_empty() {
+            return None;
+        }
+        let expr = match &e.kind {
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let op = match op {
+                    BinaryOp::Ne => BinaryOp::Eq,
+                    BinaryOp::Ge => BinaryOp::Lt,
+                    BinaryOp::Gt => BinaryOp::Le,
+                    other => *other,
+                };
+                Expr::binary(op, (**a).clone(), (**b).clone(), IntType::INT)
+            }
+            _ => Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(0, e.ty), IntType::INT),
+        };
+        Some(Predicate { expr })
+    }
+
+    /// The canonical comparison.
+    pub fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
+    /// The variables the predicate mentions.
+    pub fn vars(&self) -> Vec<VarId> {
+        self.expr.vars()
+    }
+
+    /// The predicate over the variables' terms at the indices of `ssa`. An operation with
+    /// undefined behaviour inside yields a fresh unconstrained value per instantiation.
+    pub fn instantiate(&self, ssa: &SsaMap, program: &Program) -> Bool {
+        ExprEncoder::new(program, ssa).condition(&self.expr)
+    }
+
+    /// The predicate as a C expression over source-level variable names.
+    pub fn to_c(&self, program: &Program) -> String {
+        let mut s = String::new();
+        self.expr
+            .write_c(&mut s, program.data_model, &|v| source_name(program, v));
+        s
+    }
+}
+
+fn source_name(program: &Program, v: VarId) -> String {
+    program
+        .variables
+        .get(v.index())
+        .map(|x| x.source_name.clone())
+        .unwrap_or_else(|| format!("__skolem{}", v.0))
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.expr)
+    }
+}
+
+/// The predicates tracked per location, plus global ones tracked everywhere.
+#[derive(Debug, Clone, Default)]
+pub struct Precision {
+    pub global: Vec<Predicate>,
+    pub local: HashMap<LocId, Vec<Predicate>>,
+}
+
+impl Precision {
+    /// The empty precision.
+    pub fn new() -> Precision {
+        Precision::default()
+    }
+
+    /// The predicates to track at `loc` (global ones first, no duplicates).
+    pub fn predicates_at(&self, loc: LocId) -> Vec<Predicate> {
+        let mut out = self.global.clone();
+        for p in self.local.get(&loc).into_iter().flatten() {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        out
+    }
+
+    /// True if `p` is tracked at `loc` (locally or globally).
+    pub fn contains(&self, loc: LocId, p: &Predicate) -> bool {
+        self.global.contains(p) || self.local.get(&loc).is_some_and(|ps| ps.contains(p))
+    }
+
+    /// Adds `p` at `loc`; returns false if it was tracked there already.
+    pub fn add(&mut self, loc: LocId, p: Predicate) -> bool {
+        if self.contains(loc, &p) {
+            return false;
+        }
+        self.local.entry(loc).or_default().push(p);
+        true
+    }
+
+    /// Adds `p` everywhere; returns false if it was global already.
+    pub fn add_global(&mut self, p: Predicate) -> bool {
+        if self.global.contains(&p) {
+            return false;
+        }
+        self.global.push(p);
+        true
+    }
+
+    /// Total number of (location, predicate) entries plus global predicates.
+    pub fn len(&self) -> usize {
+        self.global.len() + self.local.values().map(Vec::len).sum::<usize>()
+    }
+
+    /// True if no predicate is tracked anywhere.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A predicate or its negation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Literal {
+    pub predicate: Predicate,
+    pub positive: bool,
+}
+
+/// An abstract state: a disjunction of cubes (conjunctions of literals). No cube is `false`;
+/// one empty cube is `true`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AbstractState {
+    pub cubes: Vec<Vec<Literal>>,
+}
+
+impl AbstractState {
+    /// `true`: every concrete state.
+    pub fn top() -> AbstractState {
+        AbstractState {
+            cubes: vec![Vec::new()],
+        }
+    }
+
+    /// `false`: no concrete state (the block is infeasible).
+    pub fn bottom() -> AbstractState {
+        AbstractState { cubes: Vec::new() }
+    }
+
+    /// True if this is `false`.
+    pub fn is_bottom(&self) -> bool {
+        self.cubes.is_empty()
+    }
+
+    /// True if some cube is empty (the state is `true`).
+    pub fn is_top(&self) -> bool {
+        self.cubes.iter().any(Vec::is_empty)
+    }
+
+    /// The state as a formula over the variables at the indices of `ssa` (index 0 for the
+    /// start of the next block).
+    pub fn to_formula(&self, ssa: &SsaMap, program: &Program) -> Bool {
+        let cubes: Vec<Bool> = self
+            .cubes
+            .iter()
+            .map(|cube| {
+                let lits: Vec<Bool> = cube
+                    .iter()
+                    .map(|l| {
+                        let p = l.predicate.instantiate(ssa, program);
+                        if l.positive {
+                            p
+                        } else {
+                            p.not()
+                        }
+                    })
+                    .collect();
+                Bool::and(&lits)
+            })
+            .collect();
+        Bool::or(&cubes)
+    }
+
+    /// `self ⊑ other` (every state of `self` is one of `other`), for the stop operator.
+    /// A solver that cannot decide yields `false` (not covered), which is always sound.
+    pub fn entails(&self, other: &AbstractState, program: &Program, config: &SolverConfig) -> bool {
+        if self.is_bottom() || other.is_top() || self == other {
+            return true;
+        }
+        // Syntactic check: every cube of self contains all literals of some cube of other.
+        if self
+            .cubes
+            .iter()
+            .all(|c| other.cubes.iter().any(|d| d.iter().all(|l| c.contains(l))))
+        {
+            return true;
+        }
+        let ssa = SsaMap::new();
+        let query = Bool::and(&[
+            self.to_formula(&ssa, program),
+            other.to_formula(&ssa, program).not(),
+        ]);
+        matches!(config.check(&query), Satisfiability::Unsat)
+    }
+
+    /// The state as a C expression over source-level names (`1` for true, `0` for false),
+    /// e.g. for the invariants of a correctness witness.
+    pub fn to_c(&self, program: &Program) -> String {
+        if self.is_top() {
+            return "1".into();
+        }
+        if self.is_bottom() {
+            return "0".into();
+        }
+        let cube = |c: &Vec<Literal>| {
+            let lits: Vec<String> = c
+                .iter()
+                .map(|l| {
+                    let p = l.predicate.to_c(program);
+                    if l.positive {
+                        p
+                    } else {
+                        format!("!{p}")
+                    }
+                })
+                .collect();
+            lits.join(" && ")
+        };
+        if self.cubes.len() == 1 {
+            return cube(&self.cubes[0]);
+        }
+        let parts: Vec<String> = self.cubes.iter().map(|c| format!("({})", cube(c))).collect();
+        parts.join(" || ")
+    }
+}
+
+impl AbstractState {
+    /// The state as an invariant for a correctness witness at a location of function `func`:
+    /// like [`AbstractState::to_c`], but literals over variables a witness cannot name there
+    /// (frontend temporaries, locals of other functions) are left out. Leaving a literal out
+    /// of a cube only weakens the formula, so the result is still an invariant.
+    pub fn invariant_c(&self, program: &Program, func: FuncId) -> String {
+        let nameable = |p: &Predicate| {
+            p.vars().iter().all(|v| {
+                program.variables.get(v.index()).is_some_and(|x| {
+                    !x.temporary && (x.scope == Scope::Global || x.scope == Scope::Local(func))
+                })
+            })
+        };
+        let weakened = AbstractState {
+            cubes: self
+                .cubes
+                .iter()
+                .map(|c| c.iter().filter(|l| nameable(&l.predicate)).cloned().collect())
+                .collect(),
+        };
+        weakened.to_c(program)
+    }
+}
+
+impl fmt::Display for AbstractState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_bottom() {
+            return f.write_str("false");
+        }
+        let parts: Vec<String> = self
+            .cubes
+            .iter()
+            .map(|c| {
+                if c.is_empty() {
+                    "true".to_string()
+                } else {
+                    let lits: Vec<String> = c
+                        .iter()
+                        .map(|l| format!("{}{}", if l.positive { "" } else { "!" }, l.predicate))
+                        .collect();
+                    lits.join(" & ")
+                }
+            })
+            .collect();
+        f.write_str(&parts.join(" | "))
+    }
+}
+
+/// Cartesian abstraction: the conjunction of every predicate (or negation) the path formula
+/// implies. Two queries per predicate; a query the solver cannot decide adds nothing (sound).
+/// `false` if the path formula is unsatisfiable.
+pub fn cartesian_abstraction(
+    pf: &PathFormula,
+    predicates: &[Predicate],
+    program: &Program,
+    config: &SolverConfig,
+) -> AbstractState {
+    let solver = config.solver();
+    solver.assert(&pf.formula);
+    if solver.check() == SatResult::Unsat {
+        return AbstractState::bottom();
+    }
+    let mut cube = Vec::new();
+    for p in predicates {
+        let inst = p.instantiate(&pf.ssa, program);
+        for positive in [true, false] {
+            let refuted = if positive { inst.not() } else { inst.clone() };
+            if solver.check_assumptions(&[refuted]) == SatResult::Unsat {
+                cube.push(Literal {
+                    predicate: p.clone(),
+                    positive,
+                });
+                break;
+            }
+        }
+    }
+    AbstractState { cubes: vec![cube] }
+}
+
+/// Boolean abstraction: the strongest Boolean combination of the predicates implied by the
+/// path formula, by enumerating the satisfying assignments of one indicator literal per
+/// predicate (AllSAT). With more than `limit` assignments, or when the solver cannot decide,
+/// falls back to the Cartesian abstraction (weaker, still sound).
+pub fn boolean_abstraction(
+    pf: &PathFormula,
+    predicates: &[Predicate],
+    program: &Program,
+    config: &SolverConfig,
+    limit: usize,
+) -> AbstractState {
+    let solver = config.solver();
+    solver.assert(&pf.formula);
+    let indicators: Vec<Bool> = predicates
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let b = Bool::fresh_const(&format!("pred{i}"));
+            solver.assert(b.iff(p.instantiate(&pf.ssa, program)));
+            b
+        })
+        .collect();
+    let mut cubes: Vec<Vec<Literal>> = Vec::new();
+    loop {
+        match solver.check() {
+            SatResult::Unsat => break,
+            SatResult::Unknown => return cartesian_abstraction(pf, predicates, program, config),
+            SatResult::Sat => {}
+        }
+        if cubes.len() >= limit {
+            return cartesian_abstraction(pf, predicates, program, config);
+        }
+        let Some(model) = solver.get_model() else {
+            return cartesian_abstraction(pf, predicates, program, config);
+        };
+        let mut cube = Vec::new();
+        let mut blocking = Vec::new();
+        for (b, p) in indicators.iter().zip(predicates) {
+            let value = model.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false);
+            cube.push(Literal {
+                predicate: p.clone(),
+                positive: value,
+            });
+            blocking.push(if value { b.not() } else { b.clone() });
+        }
+        cubes.push(cube);
+        if blocking.is_empty() {
+            // No predicates: the state is `true`.
+            break;
+        }
+        solver.assert(Bool::or(&blocking));
+    }
+    AbstractState { cubes }
+}

@@ -1,0 +1,949 @@
+//! Bit-precise path formulas in SSA form over Z3 bit-vectors.
+//!
+//! Every program variable of type `t` is a bit-vector of `t.bits` bits (so `_Bool` is a 1-bit
+//! vector whose two values are exactly 0 and 1; no side constraint is needed). The SSA map
+//! gives each variable its current index; variable `v` at index `k` is the Z3 constant `v<id>@k`.
+//! Index 0 is "the value at the start of the block", which is where an abstract state is
+//! instantiated (see [`super::abstraction::AbstractState::to_formula`]).
+//!
+//! Expressions are encoded with exactly the C semantics of [`crate::cfa::semantics`]
+//! (two's-complement wrap-around, truncating division, arithmetic/logical shifts by
+//! signedness, `!= 0` conversion to `_Bool`). Operations that are undefined in C (division by
+//! zero, `MIN / -1`, shifts out of range) yield a *fresh unconstrained value*: the formula
+//! over-approximates every behaviour the operation could have, so a `true` proof never assumes
+//! undefined behaviour away. The condition under which undefined behaviour happens is recorded
+//! in [`PathFormula::undefined`], so a counterexample that needs it can be recognised.
+
+use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::cfa::types::IntType;
+use crate::cfa::{EdgeId, Operation, Program, VarId};
+use crate::cpa::Step;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use thiserror::Error;
+use z3::ast::{Bool, BV};
+use z3::{Model, Params, SatResult, Solver};
+
+/// A formula that cannot be built from the CFA (malformed program parts).
+#[derive(Debug, Clone, Error)]
+pub enum EncodeError {
+    #[error("{at}: call of `{callee}` passes {args} arguments, but it has {params} parameters")]
+    ArgumentCount {
+        at: String,
+        callee: String,
+        args: usize,
+        params: usize,
+    },
+    #[error("{at}: step {step} is a return, but edge {call} is not a call edge")]
+    NotACall { at: String, step: String, call: EdgeId },
+    #[error("edge {0} does not exist in the program")]
+    NoSuchEdge(EdgeId),
+    #[error("variable id {0} does not exist in the program")]
+    NoSuchVariable(u32),
+}
+
+/// Variable → current SSA index. Variables never written have index 0. A persistent map:
+/// cloning is O(1), so every ARG state can keep its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SsaMap {
+    map: im::HashMap<VarId, u32>,
+}
+
+impl SsaMap {
+    /// The map with every variable at index 0.
+    pub fn new() -> SsaMap {
+        SsaMap::default()
+    }
+
+    /// The current index of `var`.
+    pub fn get(&self, var: VarId) -> u32 {
+        self.map.get(&var).copied().unwrap_or(0)
+    }
+
+    /// Gives `var` a new index (one above its current one) and returns it.
+    pub fn bump(&mut self, var: VarId) -> u32 {
+        let next = self.get(var) + 1;
+        self.map.insert(var, next);
+        next
+    }
+
+    /// The variables with an index above 0.
+    pub fn written(&self) -> impl Iterator<Item = (VarId, u32)> + '_ {
+        self.map.iter().map(|(v, i)| (*v, *i))
+    }
+}
+
+/// The value one `Nondet` step (or one uninitialised declaration) chose.
+#[derive(Debug, Clone)]
+pub struct NondetTerm {
+    /// The step's edge.
+    pub edge: EdgeId,
+    pub ty: IntType,
+    /// The bit-vector holding the value.
+    pub term: BV,
+}
+
+/// A conjunction of the encoded steps of one path, with the SSA map after the last step.
+#[derive(Debug, Clone)]
+pub struct PathFormula {
+    /// The formula (a conjunction; `true` for the empty path).
+    pub formula: Bool,
+    pub ssa: SsaMap,
+    /// The values of the `Nondet` steps in path order (what the concrete interpreter reads).
+    pub nondets: im::Vector<NondetTerm>,
+    /// Values of declarations without initialiser (the interpreter uses 0 for them).
+    pub uninitialized: im::Vector<BV>,
+    /// Conditions under which some step of the path has undefined behaviour.
+    pub undefined: im::Vector<Bool>,
+    /// Number of steps encoded.
+    pub length: usize,
+}
+
+impl fmt::Display for PathFormula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.formula)
+    }
+}
+
+/// Unique suffix for fresh auxiliary constants (UB results, nondets without target, Skolems).
+static FRESH: AtomicU64 = AtomicU64::new(0);
+
+fn fresh_name(prefix: &str) -> String {
+    format!("{prefix}!{}", FRESH.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The Z3 constant of `var` (of width `ty.bits`) at SSA index `index`.
+pub fn var_term(var: VarId, ty: IntType, index: u32) -> BV {
+    BV::new_const(format!("v{}@{}", var.0, index), u32::from(ty.bits))
+}
+
+/// A bit-vector constant of `bits` bits holding `value` modulo 2^bits.
+pub fn bv_const(value: i128, bits: u32) -> BV {
+    if bits <= 64 {
+        let mask: u128 = if bits == 64 {
+            u64::MAX as u128
+        } else {
+            (1u128 << bits) - 1
+        };
+        BV::from_u64(((value as u128) & mask) as u64, bits)
+    } else {
+        // Wider vectors only appear as intermediate results: build from two halves.
+        let low = BV::from_u64(value as u64, 64);
+        let high = bv_const(value >> 64, bits - 64);
+        high.concat(&low)
+    }
+}
+
+/// Reads a bit-vector numeral as the normalised value of `ty`.
+pub fn bv_value(term: &BV, ty: IntType) -> Option<i128> {
+    let raw = term.as_u64()?;
+    Some(ty.normalize(i128::from(raw)))
+}
+
+/// Resizes `v` (holding a value of a type with signedness `signed`) to `bits` bits: sign or
+/// zero extension, or truncation.
+fn resize(v: &BV, signed: bool, bits: u32) -> BV {
+    let have = v.get_size();
+    if have == bits {
+        v.clone()
+    } else if have > bits {
+        v.extract(bits - 1, 0)
+    } else if signed {
+        v.sign_ext(bits - have)
+    } else {
+        v.zero_ext(bits - have)
+    }
+}
+
+/// 1-bit vector: 1 if `b` holds, else 0, widened to `bits`.
+fn bool_to_bv(b: &Bool, bits: u32) -> BV {
+    b.ite(&bv_const(1, bits), &bv_const(0, bits))
+}
+
+/// Converts `v` (a value of type `from`, or an exact value of `v.get_size()` bits with the
+/// signedness of `from`) to type `to`, as C does.
+fn convert(v: &BV, from_signed: bool, to: IntType) -> BV {
+    if to.is_bool() {
+        let zero = bv_const(0, v.get_size());
+        bool_to_bv(&v.eq(&zero).not(), 1)
+    } else {
+        resize(v, from_signed, u32::from(to.bits))
+    }
+}
+
+/// Encodes expressions at one SSA map, collecting undefined-behaviour conditions.
+pub struct ExprEncoder<'a> {
+    program: &'a Program,
+    ssa: &'a SsaMap,
+    /// Conditions under which an encoded operation is undefined.
+    pub undefined: Vec<Bool>,
+}
+
+impl<'a> ExprEncoder<'a> {
+    /// An encoder reading variables at the indices of `ssa`.
+    pub fn new(program: &'a Program, ssa: &'a SsaMap) -> Self {
+        ExprEncoder {
+            program,
+            ssa,
+            undefined: Vec::new(),
+        }
+    }
+
+    /// The declared type of a variable; ids beyond the program's variables are auxiliary
+    /// (Skolem) variables whose type is the one the reference gives.
+    fn var_type(&self, var: VarId, node_ty: IntType) -> IntType {
+        self.program
+            .variables
+            .get(var.index())
+            .map(|v| v.ty)
+            .unwrap_or(node_ty)
+    }
+
+    /// The value of `expr` as a bit-vector of `expr.ty.bits` bits.
+    pub fn value(&mut self, expr: &Expr) -> BV {
+        let ty = expr.ty;
+        let bits = u32::from(ty.bits);
+        match &expr.kind {
+            ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
+            ExprKind::Var(v) => {
+                let declared = self.var_type(*v, ty);
+                let term = var_term(*v, declared, self.ssa.get(*v));
+                if declared == ty {
+                    term
+                } else {
+                    convert(&term, declared.signed, ty)
+                }
+            }
+            ExprKind::Cast(e) => {
+                let inner = self.value(e);
+                if e.ty == ty {
+                    inner
+                } else {
+                    convert(&inner, e.ty.signed, ty)
+                }
+            }
+            ExprKind::Unary(UnaryOp::LogNot, e) => {
+                let c = self.condition(e);
+                bool_to_bv(&c.not(), bits)
+            }
+            ExprKind::Unary(op, e) => {
+                let x = self.value(e);
+                // -x and ~x are exact in one bit more than the operand; wrap-around is the
+                // final conversion to the result type.
+                let w = if ty.is_bool() {
+                    u32::from(e.ty.bits) + 1
+                } else {
+                    u32::from(ty.bits.max(e.ty.bits))
+                };
+                let x = resize(&x, e.ty.signed, w);
+                let r = match op {
+                    UnaryOp::Neg => x.bvneg(),
+                    _ => x.bvnot(),
+                };
+                convert(&r, true, ty)
+            }
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let c = self.comparison(*op, a, b);
+                bool_to_bv(&c, bits)
+            }
+            ExprKind::Binary(op, a, b) => self.arithmetic(*op, a, b, ty),
+        }
+    }
+
+    /// `expr != 0` as a Boolean formula (comparisons and `!` directly, without going through
+    /// an `int` 0/1).
+    pub fn condition(&mut self, expr: &Expr) -> Bool {
+        match &expr.kind {
+            ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
+            ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),
+            ExprKind::Cast(e) if !expr.ty.is_bool() && expr.ty.bits >= e.ty.bits => {
+                // Widening keeps zero-ness.
+                self.condition(e)
+            }
+            ExprKind::Const(v) => Bool::from_bool(*v != 0),
+            _ => {
+                let v = self.value(expr);
+                v.eq(bv_const(0, v.get_size())).not()
+            }
+        }
+    }
+
+    fn comparison(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Bool {
+        let x = self.value(a);
+        let y = self.value(b);
+        let (x, y, signed) = if a.ty == b.ty {
+            (x, y, a.ty.signed)
+        } else {
+            // Compare the exact values: both extended by their own signedness into one bit
+            // more than the wider operand, compared as signed.
+            let w = u32::from(a.ty.bits.max(b.ty.bits)) + 1;
+            (resize(&x, a.ty.signed, w), resize(&y, b.ty.signed, w), true)
+        };
+        match (op, signed) {
+            (BinaryOp::Eq, _) => x.eq(&y),
+            (BinaryOp::Ne, _) => x.eq(&y).not(),
+            (BinaryOp::Lt, true) => x.bvslt(&y),
+            (BinaryOp::Lt, false) => x.bvult(&y),
+            (BinaryOp::Le, true) => x.bvsle(&y),
+            (BinaryOp::Le, false) => x.bvule(&y),
+            (BinaryOp::Gt, true) => x.bvsgt(&y),
+            (BinaryOp::Gt, false) => x.bvugt(&y),
+            (BinaryOp::Ge, true) => x.bvsge(&y),
+            (BinaryOp::Ge, false) => x.bvuge(&y),
+            _ => Bool::from_bool(false),
+        }
+    }
+
+    /// Records that `ub` makes the operation undefined and returns `ite(ub, fresh, defined)`.
+    fn guard_undefined(&mut self, ub: Bool, defined: BV) -> BV {
+        if ub.as_bool() == Some(false) {
+            return defined;
+        }
+        let fresh = BV::new_const(fresh_name("ub"), defined.get_size());
+        self.undefined.push(ub.clone());
+        ub.ite(&fresh, &defined)
+    }
+
+    fn arithmetic(&mut self, op: BinaryOp, a: &Expr, b: &Expr, ty: IntType) -> BV {
+        let x = self.value(a);
+        let y = self.value(b);
+        match op {
+            BinaryOp::Div | BinaryOp::Rem => {
+                let zero = bv_const(0, y.get_size());
+                let mut ub = y.eq(&zero);
+                if a.ty.signed {
+                    let bits = u32::from(a.ty.bits);
+                    let min = bv_const(a.ty.min(), bits);
+                    let minus_one_b = if b.ty.signed {
+                        y.eq(bv_const(-1, y.get_size()))
+                    } else {
+                        Bool::from_bool(false)
+                    };
+                    ub = Bool::or(&[ub, Bool::and(&[x.eq(&min), minus_one_b])]);
+                }
+                let (q, signed) = if a.ty == b.ty {
+                    // Native operations are exact here: the quotient of two n-bit values fits
+                    // in n bits except MIN / -1, which is undefined anyway.
+                    let q = match (op, a.ty.signed) {
+                        (BinaryOp::Div, true) => x.bvsdiv(&y),
+                        (BinaryOp::Div, false) => x.bvudiv(&y),
+                        (_, true) => x.bvsrem(&y),
+                        (_, false) => x.bvurem(&y),
+                    };
+                    (q, a.ty.signed)
+                } else {
+                    // Exact signed division in a vector wide enough for both operands.
+                    let w = u32::from(a.ty.bits.max(b.ty.bits)) + 2;
+                    let xs = resize(&x, a.ty.signed, w);
+                    let ys = resize(&y, b.ty.signed, w);
+                    let q = if op == BinaryOp::Div {
+                        xs.bvsdiv(&ys)
+                    } else {
+                        xs.bvsrem(&ys)
+                    };
+                    (q, true)
+                };
+                let r = convert(&q, signed, ty);
+                self.guard_undefined(ub, r)
+            }
+            BinaryOp::Shl | BinaryOp::Shr => {
+                // The amount must be in [0, bits of the result type).
+                let rbits = u32::from(ty.bits);
+                let yw = y.get_size();
+                let in_range = if yw > 16 || (1u64 << yw) > u64::from(rbits) {
+                    let limit = bv_const(i128::from(rbits), yw);
+                    if b.ty.signed {
+                        Bool::and(&[y.bvsge(bv_const(0, yw)), y.bvslt(&limit)])
+                    } else {
+                        y.bvult(&limit)
+                    }
+                } else if b.ty.signed {
+                    y.bvsge(bv_const(0, yw))
+                } else {
+                    Bool::from_bool(true)
+                };
+                let w = if ty.is_bool() {
+                    u32::from(a.ty.bits) * 2 + 2
+                } else {
+                    rbits.max(u32::from(a.ty.bits))
+                };
+                let xs = resize(&x, a.ty.signed, w);
+                // In range the amount is below w, so any resize keeps its value.
+                let amount = resize(&y, false, w);
+                let r = if op == BinaryOp::Shl {
+                    xs.bvshl(&amount)
+                } else if a.ty.signed {
+                    xs.bvashr(&amount)
+                } else {
+                    xs.bvlshr(&amount)
+                };
+                let r = convert(&r, a.ty.signed, ty);
+                self.guard_undefined(in_range.not(), r)
+            }
+            _ => {
+                // Ring and bitwise operations commute with reduction modulo 2^n: compute in a
+                // width at least that of the result and truncate. A `_Bool` result needs the
+                // exact value (for `!= 0`): twice the operand width plus two bits suffice.
+                let w = if ty.is_bool() {
+                    u32::from(a.ty.bits.max(b.ty.bits)) * 2 + 2
+                } else {
+                    u32::from(ty.bits.max(a.ty.bits).max(b.ty.bits))
+                };
+                let xs = resize(&x, a.ty.signed, w);
+                let ys = resize(&y, b.ty.signed, w);
+                let r = match op {
+                    BinaryOp::Add => xs.bvadd(&ys),
+                    BinaryOp::Sub => xs.bvsub(&ys),
+                    BinaryOp::Mul => xs.bvmul(&ys),
+                    BinaryOp::BitAnd => xs.bvand(&ys),
+                    BinaryOp::BitOr => xs.bvor(&ys),
+                    _ => xs.bvxor(&ys),
+                };
+                convert(&r, true, ty)
+            }
+        }
+    }
+}
+
+impl PathFormula {
+    /// The empty path: formula `true`, every variable at index 0.
+    pub fn empty() -> PathFormula {
+        PathFormula::starting_with(Bool::from_bool(true))
+    }
+
+    /// An empty path whose start is constrained by `start` (an abstract state instantiated at
+    /// index 0): the beginning of a new block.
+    pub fn starting_with(start: Bool) -> PathFormula {
+        PathFormula {
+            formula: start,
+            ssa: SsaMap::new(),
+            nondets: im::Vector::new(),
+            uninitialized: im::Vector::new(),
+            undefined: im::Vector::new(),
+            length: 0,
+        }
+    }
+
+    /// The start of the program: every global at index 0 equals its static initial value.
+    pub fn program_start(program: &Program) -> PathFormula {
+        let parts: Vec<Bool> = program
+            .globals()
+            .map(|(id, v)| {
+                var_term(id, v.ty, 0).eq(bv_const(v.ty.normalize(v.initial), u32::from(v.ty.bits)))
+            })
+            .collect();
+        PathFormula::starting_with(Bool::and(&parts))
+    }
+
+    /// Adds a conjunct.
+    pub fn conjoin(&self, extra: &Bool) -> PathFormula {
+        let mut next = self.clone();
+        next.formula = Bool::and(&[self.formula.clone(), extra.clone()]);
+        next
+    }
+
+    /// The current term of a program variable.
+    pub fn current(&self, var: VarId, program: &Program) -> Result<BV, EncodeError> {
+        let v = program
+            .variables
+            .get(var.index())
+            .ok_or(EncodeError::NoSuchVariable(var.0))?;
+        Ok(var_term(var, v.ty, self.ssa.get(var)))
+    }
+
+    /// The path extended by one step (the strongest postcondition of the step in SSA form).
+    /// Each call adds one conjunct; the SSA map and the lists are persistent, so extending
+    /// costs O(log n) besides encoding the step, and a block formula is built edge by edge.
+    pub fn extend(&self, step: Step, program: &Program) -> Result<PathFormula, EncodeError> {
+        let edge_id = step.edge();
+        let edge = program
+            .edges
+            .get(edge_id.index())
+            .ok_or(EncodeError::NoSuchEdge(edge_id))?;
+        let mut next = self.clone();
+        next.length += 1;
+        let mut conjuncts: Vec<Bool> = Vec::new();
+        let mut undefined: Vec<Bool> = Vec::new();
+        // Encodes `expr` at the current (pre-step) map.
+        let eval = |expr: &Expr, ssa: &SsaMap, undefined: &mut Vec<Bool>| {
+            let mut enc = ExprEncoder::new(program, ssa);
+            let v = enc.value(expr);
+            undefined.extend(enc.undefined);
+            v
+        };
+        // Writes `value` (already of the variable's type) to `var` at a new index.
+        let assign = |var: VarId, value: BV, next: &mut PathFormula| -> Result<Bool, EncodeError> {
+            let ty = program
+                .variables
+                .get(var.index())
+                .ok_or(EncodeError::NoSuchVariable(var.0))?
+                .ty;
+            let idx = next.ssa.bump(var);
+            let value = if value.get_size() == u32::from(ty.bits) {
+                value
+            } else {
+                resize(&value, false, u32::from(ty.bits))
+            };
+            Ok(var_term(var, ty, idx).eq(&value))
+        };
+        match (step, &edge.op) {
+            (Step::Return { call }, op) => {
+                let Operation::Call { callee, result, .. } = op else {
+                    return Err(EncodeError::NotACall {
+                        at: program.describe(edge.source),
+                        step: step.to_string(),
+                        call,
+                    });
+                };
+                let f = program.function(*callee);
+                if let (Some(res), Some(rv)) = (result, f.return_var) {
+                    let rv_ty = program.variable(rv).ty;
+                    let res_ty = program.variable(*res).ty;
+                    let value = convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty);
+                    conjuncts.push(assign(*res, value, &mut next)?);
+                }
+            }
+            (Step::Edge(_), op) => match op {
+                Operation::Skip
+                | Operation::Error { .. }
+                | Operation::Abort { .. }
+                | Operation::Exit { .. } => {}
+                Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
+                    let ty = program
+                        .variables
+                        .get(var.index())
+                        .ok_or(EncodeError::NoSuchVariable(var.0))?
+                        .ty;
+                    let v = eval(e, &self.ssa, &mut undefined);
+                    let v = if e.ty == ty {
+                        v
+                    } else {
+                        convert(&v, e.ty.signed, ty)
+                    };
+                    conjuncts.push(assign(*var, v, &mut next)?);
+                }
+                Operation::Declare { var, init: None } => {
+                    let ty = program
+                        .variables
+                        .get(var.index())
+                        .ok_or(EncodeError::NoSuchVariable(var.0))?
+                        .ty;
+                    let idx = next.ssa.bump(*var);
+                    next.uninitialized.push_back(var_term(*var, ty, idx));
+                }
+                Operation::Nondet { lhs, ty, .. } => {
+                    let term = match lhs {
+                        Some(var) => {
+                            let vty = program
+                                .variables
+                                .get(var.index())
+                                .ok_or(EncodeError::NoSuchVariable(var.0))?
+                                .ty;
+                            let idx = next.ssa.bump(*var);
+                            let t = var_term(*var, vty, idx);
+                            if vty == *ty {
+                                t
+                            } else {
+                                // The nondet value has type `ty`; the variable gets it
+                                // converted. Keep the value itself for replay.
+                                let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
+                                conjuncts.push(t.eq(convert(&raw, ty.signed, vty)));
+                                raw
+                            }
+                        }
+                        None => BV::new_const(fresh_name("nondet"), u32::from(ty.bits)),
+                    };
+                    next.nondets.push_back(NondetTerm {
+                        edge: edge_id,
+                        ty: *ty,
+                        term,
+                    });
+                }
+                Operation::Assume { cond, branch } => {
+                    let mut enc = ExprEncoder::new(program, &self.ssa);
+                    let c = enc.condition(cond);
+                    undefined.extend(enc.undefined);
+                    conjuncts.push(if *branch { c } else { c.not() });
+                }
+                Operation::Call { callee, args, .. } => {
+                    let f = program.function(*callee);
+                    if f.params.len() != args.len() {
+                        return Err(EncodeError::ArgumentCount {
+                            at: program.describe(edge.source),
+                            callee: f.name.clone(),
+                            args: args.len(),
+                            params: f.params.len(),
+                        });
+                    }
+                    // All arguments are read before any parameter is written.
+                    let values: Vec<(VarId, BV)> = f
+                        .params
+                        .iter()
+                        .zip(args)
+                        .map(|(p, a)| {
+                            let pty = program.variable(*p).ty;
+                            let v = eval(a, &self.ssa, &mut undefined);
+                            (
+                                *p,
+                                if a.ty == pty {
+                                    v
+                                } else {
+                                    convert(&v, a.ty.signed, pty)
+                                },
+                            )
+                        })
+                        .collect();
+                    for (p, v) in values {
+                        conjuncts.push(assign(p, v, &mut next)?);
+                    }
+                }
+                Operation::Return { value } => {
+                    let f = program.function(program.location(edge.from).func);
+                    if let (Some(e), Some(rv)) = (value, f.return_var) {
+                        let rty = program.variable(rv).ty;
+                        let v = eval(e, &self.ssa, &mut undefined);
+                        let v = if e.ty == rty {
+                            v
+                        } else {
+                            convert(&v, e.ty.signed, rty)
+                        };
+                        conjuncts.push(assign(rv, v, &mut next)?);
+                    }
+                }
+            },
+        }
+        if !conjuncts.is_empty() {
+            conjuncts.insert(0, next.formula.clone());
+            next.formula = Bool::and(&conjuncts);
+        }
+        next.undefined.extend(undefined);
+        Ok(next)
+    }
+
+    /// Extends by several steps in order.
+    pub fn extend_all(
+        &self,
+        steps: impl IntoIterator<Item = Step>,
+        program: &Program,
+    ) -> Result<PathFormula, EncodeError> {
+        let mut pf = self.clone();
+        for s in steps {
+            pf = pf.extend(s, program)?;
+        }
+        Ok(pf)
+    }
+
+    /// The values `model` gives the nondet steps of this path, in order, normalised to their
+    /// types: the input list for the concrete interpreter.
+    pub fn nondet_values(&self, model: &Model) -> Vec<i128> {
+        self.nondets
+            .iter()
+            .map(|n| {
+                model
+                    .eval(&n.term, true)
+                    .and_then(|v| bv_value(&v, n.ty))
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// The disjunction of the undefined-behaviour conditions (`false` if there are none).
+    pub fn may_be_undefined(&self) -> Bool {
+        let all: Vec<Bool> = self.undefined.iter().cloned().collect();
+        Bool::or(&all)
+    }
+}
+
+/// Result of a satisfiability check.
+#[derive(Debug)]
+pub enum Satisfiability {
+    Sat(Model),
+    Unsat,
+    /// The solver gave up (timeout, resource limit); the reason as Z3 states it.
+    Unknown(String),
+}
+
+/// Solver settings shared by the predicate analysis' queries.
+#[derive(Debug, Clone, Copy)]
+pub struct SolverConfig {
+    /// Time limit per query (`None`: no limit).
+    pub timeout: Option<Duration>,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            timeout: Some(Duration::from_secs(10)),
+        }
+    }
+}
+
+impl SolverConfig {
+    /// A fresh solver with these settings.
+    pub fn solver(&self) -> Solver {
+        let solver = Solver::new();
+        if let Some(t) = self.timeout {
+            let mut params = Params::new();
+            params.set_u32("timeout", u32::try_from(t.as_millis()).unwrap_or(u32::MAX));
+            solver.set_params(&params);
+        }
+        solver
+    }
+
+    /// Checks `formula` for satisfiability.
+    pub fn check(&self, formula: &Bool) -> Satisfiability {
+        let solver = self.solver();
+        solver.assert(formula);
+        match solver.check() {
+            SatResult::Sat => match solver.get_model() {
+                Some(m) => Satisfiability::Sat(m),
+                None => Satisfiability::Unknown("no model for a satisfiable formula".into()),
+            },
+            SatResult::Unsat => Satisfiability::Unsat,
+            SatResult::Unknown => {
+                Satisfiability::Unknown(solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::semantics;
+    use crate::cfa::types::DataModel;
+    use crate::cfa::{FuncId, Scope, Variable};
+    use z3::ast::Ast;
+
+    const TYPES: [IntType; 9] = [
+        IntType::BOOL,
+        IntType::CHAR,
+        IntType::UCHAR,
+        IntType::SHORT,
+        IntType::USHORT,
+        IntType::INT,
+        IntType::UINT,
+        IntType::LLONG,
+        IntType::ULLONG,
+    ];
+    const PROMOTED: [IntType; 4] = [IntType::INT, IntType::UINT, IntType::LLONG, IntType::ULLONG];
+
+    /// xorshift64*: deterministic, no dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[self.below(xs.len())]
+        }
+        /// An interesting value of `ty`: boundaries, small numbers, or random bits.
+        fn value(&mut self, ty: IntType) -> i128 {
+            let v = match self.below(6) {
+                0 => ty.min(),
+                1 => ty.max(),
+                2 => self.pick(&[0, 1, -1, 2, -2, 7, -8]),
+                3 => ty.min() + self.below(3) as i128,
+                4 => ty.max() - self.below(3) as i128,
+                _ => i128::from(self.next() as i64),
+            };
+            ty.normalize(v)
+        }
+    }
+
+    fn program_with(vars: &[IntType]) -> Program {
+        Program {
+            files: vec!["test.c".into()],
+            hash: String::new(),
+            data_model: DataModel::ILP32,
+            variables: vars
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| Variable {
+                    name: format!("x{i}"),
+                    source_name: format!("x{i}"),
+                    ty: *ty,
+                    scope: Scope::Global,
+                    initial: 0,
+                    temporary: false,
+                })
+                .collect(),
+            functions: Vec::new(),
+            locations: Vec::new(),
+            edges: Vec::new(),
+            entry_function: FuncId(0),
+            out_edges: Vec::new(),
+            in_edges: Vec::new(),
+        }
+    }
+
+    /// Evaluates `expr` both ways and compares; returns false if the case had undefined
+    /// behaviour (then the encoding must flag it).
+    fn check(expr: &Expr, program: &Program, values: &[i128]) -> bool {
+        let env = |v: VarId| values[v.index()];
+        let expected = semantics::eval_concrete(expr, &env);
+        let ssa = SsaMap::new();
+        let mut enc = ExprEncoder::new(program, &ssa);
+        let term = enc.value(expr);
+        let cond = enc.condition(expr);
+        let subst: Vec<(BV, BV)> = program
+            .variables
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                (
+                    var_term(VarId(i as u32), v.ty, 0),
+                    bv_const(values[i], u32::from(v.ty.bits)),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
+        let ub = Bool::or(&enc.undefined).substitute(&pairs).simplify();
+        match expected {
+            Ok(v) => {
+                assert_eq!(ub.as_bool(), Some(false), "spurious UB for {expr} at {values:?}");
+                let got = term.substitute(&pairs).simplify();
+                assert_eq!(got.get_size(), u32::from(expr.ty.bits), "width of {expr}");
+                assert_eq!(bv_value(&got, expr.ty), Some(v), "value of {expr} at {values:?}");
+                let c = cond.substitute(&pairs).simplify();
+                assert_eq!(c.as_bool(), Some(v != 0), "condition {expr} at {values:?}");
+                true
+            }
+            Err(_) => {
+                assert_eq!(ub.as_bool(), Some(true), "missed UB for {expr} at {values:?}");
+                false
+            }
+        }
+    }
+
+    /// A leaf operand of type `ty`: the variable `id` (declared `ty`), or a cast of it from
+    /// another declared type.
+    fn operand(rng: &mut Rng, id: u32, ty: IntType, vars: &mut Vec<IntType>) -> Expr {
+        if rng.below(4) == 0 {
+            let from = rng.pick(&TYPES);
+            vars.push(from);
+            let _ = id;
+            Expr {
+                kind: ExprKind::Cast(Box::new(Expr::var(VarId(vars.len() as u32 - 1), from))),
+                ty,
+            }
+        } else {
+            vars.push(ty);
+            Expr::var(VarId(vars.len() as u32 - 1), ty)
+        }
+    }
+
+    #[test]
+    fn encoding_agrees_with_semantics() {
+        use BinaryOp::*;
+        let ops = [
+            Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Eq, Ne, Lt, Le, Gt, Ge,
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut defined, mut undefined) = (0, 0);
+        for case in 0..4000 {
+            let mut vars = Vec::new();
+            let expr = match case % 5 {
+                // Binary operators as the frontend produces them, and some odd typings.
+                0..=2 => {
+                    let op = ops[case % ops.len()];
+                    let odd = rng.below(5) == 0;
+                    let ta = if odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        rng.pick(&PROMOTED)
+                    };
+                    let tb = if matches!(op, Shl | Shr) || odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        ta
+                    };
+                    let a = operand(&mut rng, 0, ta, &mut vars);
+                    let b = operand(&mut rng, 1, tb, &mut vars);
+                    let result = if op.is_comparison() {
+                        IntType::INT
+                    } else if odd {
+                        rng.pick(&TYPES)
+                    } else {
+                        ta
+                    };
+                    Expr::binary(op, a, b, result)
+                }
+                3 => {
+                    let op = rng.pick(&[UnaryOp::Neg, UnaryOp::BitNot, UnaryOp::LogNot]);
+                    let t = rng.pick(&TYPES);
+                    let a = operand(&mut rng, 0, t, &mut vars);
+                    let result = match op {
+                        UnaryOp::LogNot => IntType::INT,
+                        _ if rng.below(4) == 0 => rng.pick(&TYPES),
+                        _ => t.promoted(),
+                    };
+                    Expr::unary(op, a, result)
+                }
+                _ => {
+                    let from = rng.pick(&TYPES);
+                    let to = rng.pick(&TYPES);
+                    vars.push(from);
+                    Expr {
+                        kind: ExprKind::Cast(Box::new(Expr::var(VarId(0), from))),
+                        ty: to,
+                    }
+                }
+            };
+            let program = program_with(&vars);
+            let mut values: Vec<i128> = vars.iter().map(|t| rng.value(*t)).collect();
+            // Shift amounts: mostly in range, sometimes out.
+            if let ExprKind::Binary(Shl | Shr, _, b) = &expr.kind {
+                if rng.below(4) != 0 {
+                    let last = values.len() - 1;
+                    values[last] = b.ty.normalize(rng.below(70) as i128);
+                    if let ExprKind::Cast(inner) = &b.kind {
+                        values[last] = inner.ty.normalize(rng.below(70) as i128);
+                    }
+                }
+            }
+            if check(&expr, &program, &values) {
+                defined += 1;
+            } else {
+                undefined += 1;
+            }
+        }
+        assert!(
+            defined > 3000 && undefined > 50,
+            "{defined} defined, {undefined} UB cases"
+        );
+    }
+
+    #[test]
+    fn system_z3_agrees_with_the_bindings() {
+        use z3::SortKind;
+        assert!(z3::full_version().contains('.'), "Z3 {}", z3::full_version());
+        assert_eq!(BV::new_const("k", 8).get_sort().kind(), SortKind::Bv);
+        assert_eq!(Bool::new_const("b").get_sort().kind(), SortKind::Bool);
+        let s = SolverConfig::default();
+        assert!(matches!(s.check(&Bool::from_bool(false)), Satisfiability::Unsat));
+        assert!(matches!(s.check(&Bool::from_bool(true)), Satisfiability::Sat(_)));
+    }
+
+    #[test]
+    fn wide_constants_round_trip() {
+        for (v, bits) in [
+            (-1i128, 130u32),
+            (1i128 << 70, 130),
+            (-5, 64),
+            (u64::MAX as i128, 64),
+        ] {
+            let c = bv_const(v, bits).simplify();
+            assert_eq!(c.get_size(), bits);
+            let low = c.extract(63, 0).simplify();
+            assert_eq!(low.as_u64(), Some(v as u64));
+        }
+    }
+}

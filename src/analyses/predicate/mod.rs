@@ -1,0 +1,24 @@
+//! Predicate analysis with lazy abstraction and CEGAR (seed 000, seed 002 §2): the formula
+//! layer over Z3 (the system `libz3` through the `z3` crate).
+//!
+//! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
+//! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
+//! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
+//!   preconditions, pivot and no-progress detection.
+//!
+//! ## Z3 binding
+//!
+//! The `z3` crate 0.22 (with `z3-sys` 0.14) links the system Z3 (Debian's `libz3-dev`
+//! 4.8.12) through pkg-config (or plain `-lz3`) and ships pregenerated bindings, so neither
+//! bindgen/libclang nor a Z3 download is needed. `z3-sys` warns at build time that it targets
+//! Z3 ≥ 4.13.3 and that enum numbering may differ: every C function the crate references
+//! exists in 4.8.12 (otherwise linking would fail), and this module only relies on enum values
+//! that are the same in 4.8.12 (`Z3_lbool`, the Bool/BV sort kinds); it never inspects
+//! `DeclKind`, whose numbering did change. A unit test checks the sort kinds at run time.
+//!
+//! Z3 terms live in a thread-local context: states holding them stay on the thread that made
+//! them.
+
+pub mod abstraction;
+pub mod formula;
+pub mod refinement;
