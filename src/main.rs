@@ -3,6 +3,7 @@
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
+use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::condition::{self, ConditionRunner};
@@ -38,6 +39,24 @@ enum Command {
         /// Print the program as JSON instead of the text listing.
         #[arg(long)]
         json: bool,
+    },
+    /// Run a C program on the concrete interpreter with given nondet values.
+    Exec {
+        /// The C program (.c or preprocessed .i).
+        program: PathBuf,
+        /// Data model: ILP32 or LP64.
+        #[arg(long, default_value = "ILP32")]
+        data_model: DataModel,
+        /// Values returned by the `__VERIFIER_nondet_*` calls in order (comma-separated);
+        /// calls after the last value return 0.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        inputs: Vec<i128>,
+        /// Stop after executing this many CFA edges.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_steps: u64,
+        /// Print every executed edge with the values it assigned.
+        #[arg(long)]
+        trace: bool,
     },
     /// Verify a program or task with a native analysis; print verdict and condition size.
     Verify(VerifyArgs),
@@ -309,6 +328,36 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Runs a program on the concrete interpreter and prints how the run ended.
+fn exec(
+    program: PathBuf,
+    model: DataModel,
+    inputs: Vec<i128>,
+    max_steps: u64,
+    trace: bool,
+) -> Result<(), Failure> {
+    let loaded = load_program(&program, model).map_err(Failure::input)?;
+    let options = ExecOptions {
+        max_steps,
+        record_path: false,
+    };
+    let mut print_step = |step: &Step| println!("{}", render_step(&loaded, step));
+    let observer: &mut dyn FnMut(&Step) = if trace { &mut print_step } else { &mut |_| {} };
+    let run = execute_observed(&loaded, &inputs, &options, observer);
+    match run.ending {
+        Ending::StepLimit => println!("step limit {max_steps} reached"),
+        ref ending => println!("{ending}"),
+    }
+    println!(
+        "{} of {} inputs consumed, {} nondet calls, {} steps",
+        run.inputs_consumed,
+        inputs.len(),
+        run.nondet_values.len(),
+        run.steps
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     report(match cli.command {
@@ -318,6 +367,13 @@ fn main() -> ExitCode {
             dot,
             json,
         } => cfa(program, data_model, dot, json),
+        Command::Exec {
+            program,
+            data_model,
+            inputs,
+            max_steps,
+            trace,
+        } => exec(program, data_model, inputs, max_steps, trace),
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
     })

@@ -4,9 +4,11 @@
 //! `gcc -fwrapv` (tests/support/gcc_harness.rs) and loaded with Baton's frontend; both run on
 //! the same input lists and must end the same way: same kind of ending, same line of
 //! `reach_error`/`abort`/`__VERIFIER_assume`, same exit code or return value (a hash of all
-//! variables) and the same number of nondet calls. Both data models are checked: LP64 with
-//! `-m64` and ILP32 with `-m32` (skipped with a printed reason when gcc cannot link 32-bit
-//! programs; install gcc-multilib).
+//! variables) and the same number of nondet calls; replaying the nondet values a run used
+//! must repeat it. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
+//! (skipped with a printed reason when gcc cannot link 32-bit programs: install
+//! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
+//! `BATON_DIFF_FIRST_SEED`.
 
 #[path = "support/cgen.rs"]
 mod cgen;
@@ -15,6 +17,7 @@ mod gcc_harness;
 
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use baton::cfa::types::DataModel;
+use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -35,6 +38,12 @@ fn render(e: &Execution) -> String {
     }
 }
 
+/// Per batch: the disagreements and how many runs ended in each way (by gcc's account).
+struct BatchResult {
+    disagreements: Vec<Disagreement>,
+    endings: BTreeMap<String, usize>,
+}
+
 struct Disagreement {
     model: DataModel,
     seed: u64,
@@ -48,9 +57,9 @@ fn check_batch(
     seeds: &[u64],
     programs: &[cgen::GenProgram],
     dir: &std::path::Path,
-) -> Result<Vec<Disagreement>, String> {
+) -> Result<BatchResult, String> {
     let name = format!("batch-{model}-{}", seeds[0]);
-    let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), dir, &name)?;
+    let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), &[], dir, &name)?;
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
         for inputs in cgen::input_lists(seed, INPUT_LISTS) {
@@ -71,9 +80,23 @@ fn check_batch(
         record_path: false,
     };
     let mut out = Vec::new();
+    let mut endings = BTreeMap::new();
     for ((k, inputs), gcc) in runs.into_iter().zip(native) {
+        let kind = gcc.split(' ').next().unwrap_or("").to_string();
+        *endings.entry(kind).or_insert(0) += 1;
         let baton = match &loaded[k] {
-            Ok(program) => render(&execute(program, &inputs, &options)),
+            Ok(program) => {
+                let run = execute(program, &inputs, &options);
+                // Replaying the values the run used must repeat it exactly.
+                let replay = execute(program, &run.nondet_values, &options);
+                if (&replay.ending, replay.steps, &replay.nondet_values)
+                    != (&run.ending, run.steps, &run.nondet_values)
+                {
+                    format!("REPLAY DIFFERS: {} vs {}", render(&run), render(&replay))
+                } else {
+                    render(&run)
+                }
+            }
             Err(e) => e.clone(),
         };
         if baton != gcc {
@@ -86,7 +109,10 @@ fn check_batch(
             });
         }
     }
-    Ok(out)
+    Ok(BatchResult {
+        disagreements: out,
+        endings,
+    })
 }
 
 #[test]
@@ -108,7 +134,16 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         "gcc can build neither 64- nor 32-bit programs"
     );
 
-    let seeds: Vec<u64> = (0..PROGRAMS).collect();
+    // For exploration: BATON_DIFF_PROGRAMS=5000 BATON_DIFF_FIRST_SEED=1000 cargo test …
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let count = env("BATON_DIFF_PROGRAMS", PROGRAMS);
+    let first = env("BATON_DIFF_FIRST_SEED", 0);
+    let seeds: Vec<u64> = (first..first + count).collect();
     let programs: Vec<cgen::GenProgram> = seeds
         .iter()
         .map(|&s| cgen::generate(s, &format!("p{s}_")))
@@ -134,16 +169,30 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         }
     });
     let mut disagreements = Vec::new();
+    let mut endings: BTreeMap<String, usize> = BTreeMap::new();
     for r in results.into_inner().expect("lock") {
         match r {
-            Ok(d) => disagreements.extend(d),
+            Ok(b) => {
+                disagreements.extend(b.disagreements);
+                for (k, n) in b.endings {
+                    *endings.entry(k).or_insert(0) += n;
+                }
+            }
             Err(e) => panic!("{e}"),
         }
     }
-    let runs = models.len() * PROGRAMS as usize * INPUT_LISTS;
+    eprintln!("endings under gcc: {endings:?}");
+    // The generator must keep exercising every kind of ending, or the test loses its teeth.
+    for kind in ["RETURN", "EXIT", "ERROR", "ABORT", "ASSUME"] {
+        assert!(
+            endings.get(kind).copied().unwrap_or(0) >= 100,
+            "too few `{kind}` endings: {endings:?}"
+        );
+    }
+    let runs = models.len() * seeds.len() * INPUT_LISTS;
     eprintln!(
         "{} programs x {INPUT_LISTS} input lists x {} data models: {runs} runs, {} disagreements",
-        PROGRAMS,
+        seeds.len(),
         models.len(),
         disagreements.len()
     );
@@ -157,8 +206,55 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         eprintln!(
             "program of seed {}:\n{}",
             d.seed,
-            programs[d.seed as usize].text()
+            programs[(d.seed - first) as usize].text()
         );
     }
     assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
+}
+
+/// The generated programs are free of undefined behaviour as far as gcc's UBSan can tell
+/// (signed overflow is defined by `-fwrapv`), so gcc's result is the C semantics and not an
+/// accident of compilation.
+#[test]
+fn generated_programs_have_no_undefined_behaviour() {
+    if Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("skipping: gcc is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let ubsan = ["-fsanitize=undefined", "-fno-sanitize-recover=all"];
+    let seeds: Vec<u64> = (0..40).collect();
+    let programs: Vec<cgen::GenProgram> = seeds
+        .iter()
+        .map(|&s| cgen::generate(s, &format!("p{s}_")))
+        .collect();
+    let mut runs = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+            runs.push((k, inputs));
+        }
+    }
+    for model in [DataModel::LP64, DataModel::ILP32] {
+        if let Err(why) = gcc_harness::gcc_works(model.gcc_flag(), dir.path()) {
+            eprintln!("skipping {model}: {why}");
+            continue;
+        }
+        let name = format!("ubsan-{model}");
+        let exe = match gcc_harness::compile_batch(&programs, model.gcc_flag(), &ubsan, dir.path(), &name) {
+            Ok(exe) => exe,
+            Err(e) if e.contains("ubsan") || e.contains("sanitize") => {
+                eprintln!("skipping {model}: UBSan is not available: {e}");
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let out = gcc_harness::run_batch(&exe, &runs).expect("batch runs");
+        let crashes: Vec<String> = out
+            .iter()
+            .zip(&runs)
+            .filter(|(line, _)| line.starts_with("CRASH"))
+            .map(|(line, (k, inputs))| format!("seed {}, inputs {inputs:?}: {line}", seeds[*k]))
+            .collect();
+        assert!(crashes.is_empty(), "{model}: {crashes:#?}");
+    }
 }

@@ -117,8 +117,8 @@ pub struct Execution {
     pub steps: u64,
     /// How many values of the input list were used (at most its length).
     pub inputs_consumed: usize,
-    /// The executed edges in order, including the edge that ended the run; empty unless
-    /// [`ExecOptions::record_path`] is set.
+    /// The executed edges in order, including the edge that ended the run (also an edge whose
+    /// evaluation hit undefined behaviour); empty unless [`ExecOptions::record_path`] is set.
     pub path: Vec<EdgeId>,
     /// The value each executed `Nondet` produced, normalised to its type, in order; values
     /// after the end of the input list appear as 0. Replaying these values as inputs repeats
@@ -264,10 +264,15 @@ impl Run<'_> {
                         }
                         Ok(_) => {}
                         Err(what) => {
+                            // Like any other faulting edge, it counts and ends the path.
+                            self.steps += 1;
+                            if self.options.record_path {
+                                self.path.push(id);
+                            }
                             return Ending::UndefinedBehavior {
                                 what,
                                 line: edge.source.line,
-                            }
+                            };
                         }
                     },
                     _ => {
@@ -386,6 +391,36 @@ impl Run<'_> {
                 };
             }
             current = next;
+        }
+    }
+}
+
+/// One line describing a step, for traces: `line 12: x = (y + 1);  [x = 5]` or
+/// `return from f  [r = 7]`.
+pub fn render_step(program: &Program, step: &Step) -> String {
+    let writes = |w: &[(VarId, i128)]| {
+        if w.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = w
+                .iter()
+                .map(|(v, x)| format!("{} = {x}", program.variable(*v).name))
+                .collect();
+            format!("  [{}]", parts.join(", "))
+        }
+    };
+    match step {
+        Step::Edge { edge, writes: w } => {
+            let e = program.edge(*edge);
+            format!(
+                "line {}: {}{}",
+                e.source.line,
+                program.render_operation(&e.op),
+                writes(w)
+            )
+        }
+        Step::ReturnToCaller { callee, writes: w } => {
+            format!("return from {}{}", program.function(*callee).name, writes(w))
         }
     }
 }
@@ -853,6 +888,38 @@ mod tests {
             r.ending.to_string(),
             "undefined behaviour: division by zero at line 4"
         );
+    }
+
+    /// `if (1 / x)` with x = 0: the assume edge that faults counts and ends the path.
+    #[test]
+    fn undefined_behaviour_in_a_branch_condition() {
+        let mut b = Builder::new();
+        let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
+        let x = b.var("x", IntType::INT, Scope::Local(m), 0);
+        let at = b.chain(m, entry, vec![(Operation::Declare { var: x, init: None }, 1)]);
+        let cond = Expr::binary(BinaryOp::Div, Expr::int(1), v(x, IntType::INT), IntType::INT);
+        let then = b.loc(m, LocationKind::Normal);
+        let fault = b.edge(
+            at,
+            then,
+            Operation::Assume {
+                cond: cond.clone(),
+                branch: true,
+            },
+            3,
+        );
+        b.edge(at, exit, Operation::Assume { cond, branch: false }, 3);
+        b.edge(then, exit, ret(Expr::int(1)), 4);
+        let r = run(&b.finish(), &[]);
+        assert_eq!(
+            r.ending,
+            Ending::UndefinedBehavior {
+                what: UndefinedBehavior::DivisionByZero,
+                line: 3
+            }
+        );
+        assert_eq!(r.steps, 2);
+        assert_eq!(r.path, vec![EdgeId(0), fault]);
     }
 
     /// `signed char f(short a, unsigned b) { return a + b; }`

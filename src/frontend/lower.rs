@@ -1890,8 +1890,15 @@ impl<'a> Lowerer<'a> {
                     return Err(self.malformed(at, format!("`{name}` takes one argument")));
                 };
                 let v = self.rvalue(arg)?;
+                // The argument converts to the declared parameter type (`int` in
+                // sv-benchmarks) before it is tested, as in C: `__VERIFIER_assume(1LL << 32)`
+                // assumes 0. Undeclared or unprototyped: `int`, the type the callee reads.
+                let declared = match self.funcs.get(&name).and_then(|f| f.params.clone()) {
+                    Some(params) if params.len() == 1 => Some(self.value_type(&params[0].1, arg.span.start)?),
+                    _ => None,
+                };
                 self.emit(Operation::Assume {
-                    cond: v.e,
+                    cond: v.e.cast(declared.unwrap_or(IntType::INT)),
                     branch: true,
                 })?;
                 return Ok(None);

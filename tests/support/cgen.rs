@@ -222,6 +222,8 @@ struct Func {
     name: String,
     params: Vec<usize>,
     ret: Option<usize>,
+    /// A prototype declaration of the function.
+    proto: String,
 }
 
 /// What a statement may do where it is generated.
@@ -313,6 +315,8 @@ impl Gen {
         self.line("extern void exit(int);");
         self.line("extern void __VERIFIER_assume(int);");
         self.line("void reach_error(void);");
+        self.line("extern void __VERIFIER_error(void);");
+        self.line("extern void __assert_fail(const char *, const char *, unsigned int, const char *);");
         for (suffix, ty) in NONDETS {
             self.line(format!("extern {ty} __VERIFIER_nondet_{suffix}(void);"));
         }
@@ -354,6 +358,11 @@ impl Gen {
             let ty = self.any_type();
             let name = format!("{}g{i}", self.p);
             let spelled = self.spell(ty);
+            let spelled = if self.rng.chance(20) {
+                format!("static {spelled}")
+            } else {
+                spelled
+            };
             if self.rng.chance(25) {
                 self.line(format!("{spelled} {name};"));
             } else {
@@ -375,10 +384,27 @@ impl Gen {
 
         // Functions, each calling only earlier ones.
         let nfuncs = self.rng.below(4);
+        let mut chunks = Vec::new();
         for i in 0..nfuncs {
+            let start = self.lines.len();
             self.function(i);
+            chunks.push(self.lines.split_off(start));
         }
+        let start = self.lines.len();
         self.main_function(nfuncs);
+        chunks.push(self.lines.split_off(start));
+        if nfuncs > 0 && self.rng.chance(40) {
+            // Prototypes first, then the definitions in any order.
+            let protos: Vec<String> = self.funcs.iter().map(|f| f.proto.clone()).collect();
+            self.lines.extend(protos);
+            for i in (1..chunks.len()).rev() {
+                let j = self.rng.below(i + 1);
+                chunks.swap(i, j);
+            }
+        }
+        for chunk in chunks {
+            self.lines.extend(chunk);
+        }
         GenProgram {
             prefix: self.p,
             lines: self.lines,
@@ -388,10 +414,15 @@ impl Gen {
 
     /// A constant initialiser for a global.
     fn const_init(&mut self) -> String {
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => format!("-{}", self.literal_positive()),
             1 => format!("{} | {}", self.literal_positive(), self.literal_positive()),
             2 => self.rng.pick(&self.enum_consts).clone(),
+            3 => {
+                let t = self.any_type();
+                let spelled = self.rng.pick(TYPES[t].spellings).to_string();
+                format!("({spelled}){}", self.literal_positive())
+            }
             _ => self.literal_positive(),
         }
     }
@@ -436,6 +467,9 @@ impl Gen {
             "017",
             "'a'",
             "'\\n'",
+            "'\\xff'",
+            "'\\377'",
+            "'\\0'",
         ];
         if self.rng.chance(60) {
             self.rng.pick(FIXED).to_string()
@@ -481,12 +515,27 @@ impl Gen {
         } else {
             plist.join(", ")
         };
+        // The prototype names the parameters differently or not at all.
+        let proto_params: Vec<String> = plist
+            .split(", ")
+            .map(|p| match p.rsplit_once(' ') {
+                Some((ty, _)) if self.rng.chance(50) => ty.to_string(),
+                Some((ty, n)) => format!("{ty} q{n}"),
+                None => p.to_string(),
+            })
+            .collect();
+        let proto = format!("{ret_spelled} {name}({});", proto_params.join(", "));
         self.line(format!("{ret_spelled} {name}({plist}) {{"));
         self.indent += 1;
         self.body(vars, index, ret, false);
         self.indent -= 1;
         self.line("}");
-        self.funcs.push(Func { name, params, ret });
+        self.funcs.push(Func {
+            name,
+            params,
+            ret,
+            proto,
+        });
     }
 
     fn main_function(&mut self, nfuncs: usize) {
@@ -512,8 +561,21 @@ impl Gen {
                 let ctx = self.ctx(vars.clone(), callees, ret, is_main);
                 self.expr(&ctx, 2)
             };
-            self.line(format!("{spelled} {name} = {init};"));
+            let volatile = if self.rng.chance(10) { "volatile " } else { "" };
+            self.line(format!("{volatile}{spelled} {name} = {init};"));
             let v = Var { name, ty };
+            vars.push(v.clone());
+            locals.push(v);
+        }
+        if self.rng.chance(30) {
+            // A static local keeps its value from call to call.
+            let (spelled, ty) = self.var_decl_type();
+            let init = self.const_init();
+            self.line(format!("static {spelled} s0 = {init};"));
+            let v = Var {
+                name: "s0".into(),
+                ty,
+            };
             vars.push(v.clone());
             locals.push(v);
         }
@@ -640,9 +702,15 @@ impl Gen {
     }
 
     fn leaf(&mut self, ctx: &Ctx) -> String {
-        match self.rng.below(10) {
-            0..=5 => self.var(ctx).name.clone(),
-            6 => self.rng.pick(&self.enum_consts).clone(),
+        match self.rng.below(20) {
+            0..=11 => self.var(ctx).name.clone(),
+            12 | 13 => self.rng.pick(&self.enum_consts).clone(),
+            14 => {
+                let t = self.any_type();
+                let spelled = self.spell(t);
+                format!("sizeof({spelled})")
+            }
+            15 => format!("sizeof {}", self.var(ctx).name),
             _ => self.literal_positive(),
         }
     }
@@ -670,13 +738,48 @@ impl Gen {
         }
     }
 
+    /// A block of statements (the braces are the caller's).
     fn block(&mut self, ctx: &Ctx) {
         self.indent += 1;
+        let mut ctx = ctx.clone();
+        if self.rng.chance(25) {
+            // A block-scoped local, sometimes shadowing a variable of the same name.
+            let locals: Vec<String> = ctx
+                .vars
+                .iter()
+                .filter(|v| v.name.starts_with('l'))
+                .map(|v| v.name.clone())
+                .collect();
+            let name = if !locals.is_empty() && self.rng.chance(50) {
+                self.rng.pick(&locals).clone()
+            } else {
+                self.labels_made += 1;
+                format!("t{}", self.labels_made)
+            };
+            let (spelled, ty) = self.var_decl_type();
+            // The new variable's scope starts at its declarator: the initialiser must not
+            // name it (it would read the new, indeterminate variable).
+            ctx.vars.retain(|v| v.name != name);
+            let init = self.expr(&ctx, 2);
+            self.line(format!("{spelled} {name} = {init};"));
+            ctx.vars.push(Var { name, ty });
+        }
+        self.stmts(&ctx);
+        self.indent -= 1;
+    }
+
+    /// A block without declarations (after `case` labels and in goto loops).
+    fn block_no_decl(&mut self, ctx: &Ctx) {
+        self.indent += 1;
+        self.stmts(ctx);
+        self.indent -= 1;
+    }
+
+    fn stmts(&mut self, ctx: &Ctx) {
         let n = 1 + self.rng.below(3);
         for _ in 0..n {
             self.stmt(ctx, false);
         }
-        self.indent -= 1;
     }
 
     fn stmt(&mut self, ctx: &Ctx, top: bool) {
@@ -699,6 +802,7 @@ impl Gen {
             1,                                         // 13 exit
             2,                                         // 14 reach_error
             if top && can_loop { 2 } else { 0 },       // 15 backward goto loop
+            8,                                         // 16 side effects in expressions
         ];
         let inner = |ctx: &Ctx| Ctx {
             depth: ctx.depth + 1,
@@ -794,7 +898,14 @@ impl Gen {
             }
             12 => {
                 let c = self.cond(ctx);
-                self.line(format!("if ({c}) abort();"));
+                if self.rng.chance(25) {
+                    self.line(format!(
+                        "if ({c}) __assert_fail(\"{c}\", \"{}.c\", 7, \"f\");",
+                        self.p
+                    ));
+                } else {
+                    self.line(format!("if ({c}) abort();"));
+                }
             }
             13 => {
                 let c = self.cond(ctx);
@@ -803,8 +914,15 @@ impl Gen {
             }
             14 => {
                 let c = self.cond(ctx);
-                self.line(format!("if ({c}) reach_error();"));
+                // The older name of the error function still appears in sv-benchmarks.
+                let f = if self.rng.chance(20) {
+                    "__VERIFIER_error"
+                } else {
+                    "reach_error"
+                };
+                self.line(format!("if ({c}) {f}();"));
             }
+            16 => self.effect_stmt(ctx),
             _ => {
                 // A loop made of a backward goto, bounded by its own counter.
                 let counter = self.counters[ctx.counter_depth].clone();
@@ -818,10 +936,184 @@ impl Gen {
                     counter_depth: ctx.counter_depth + 1,
                     ..ctx.clone()
                 };
-                self.block(&body);
+                self.block_no_decl(&body);
                 self.line(format!("if ({counter} < {bound}) goto {label};"));
             }
         }
+    }
+
+    /// Statements whose expressions have side effects, in forms whose result C defines:
+    /// short-circuit and conditional evaluation skipping nondet calls and calls, chained and
+    /// comma assignments, calls inside larger expressions (combined only with locals, which the
+    /// callee cannot change).
+    fn effect_stmt(&mut self, ctx: &Ctx) {
+        let local_ctx = Ctx {
+            vars: ctx
+                .vars
+                .iter()
+                .filter(|v| !v.name.starts_with(&self.p))
+                .cloned()
+                .collect(),
+            ..ctx.clone()
+        };
+        let local_expr = |g: &mut Gen| {
+            if local_ctx.vars.is_empty() {
+                g.literal_positive()
+            } else {
+                g.expr(&local_ctx, 1)
+            }
+        };
+        let (suffix, _) = *self.rng.pick(NONDETS);
+        let nondet = format!("__VERIFIER_nondet_{suffix}()");
+        let v = self.var(ctx).name.clone();
+        let w = self.var(ctx).name.clone();
+        let callee = (ctx.callees > 0).then(|| self.rng.below(ctx.callees));
+        let local_vars: Vec<String> = local_ctx.vars.iter().map(|v| v.name.clone()).collect();
+        match self.rng.below(14) {
+            9 => {
+                // Post-increment inside a condition (the other side must not read the
+                // variable: that would be unsequenced).
+                let others = Ctx {
+                    vars: ctx.vars.iter().filter(|x| x.name != w).cloned().collect(),
+                    ..ctx.clone()
+                };
+                let e = if others.vars.is_empty() {
+                    self.literal_positive()
+                } else {
+                    self.expr(&others, 1)
+                };
+                let op = *self.rng.pick(&["++", "--"]);
+                let cmp = *self.rng.pick(&["<", ">", "==", "!="]);
+                self.line(format!("if ({w}{op} {cmp} {e}) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            10 if v != w => {
+                let c = self.cond(ctx);
+                self.line(format!("{v} = ({c}) ? {w}++ : --{w};"));
+            }
+            11 if callee.is_some_and(|f| self.funcs[f].ret.is_some()) && !local_vars.is_empty() => {
+                // Compound assignment of a call result to a local the callee cannot touch.
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let l = self.rng.pick(&local_vars).clone();
+                let op = *self.rng.pick(&["+=", "-=", "^=", "|=", "&=", "*="]);
+                self.line(format!("{l} {op} {call};"));
+            }
+            12 if ctx.depth < MAX_DEPTH => {
+                self.line(format!("switch ({nondet}) {{"));
+                self.line("case 0:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("case 1:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.indent += 1;
+                self.line("break;");
+                self.indent -= 1;
+                self.line("default:");
+                self.block_no_decl(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            13 if callee.is_some_and(|f| self.funcs[f].ret.is_some()) => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let c = self.cond(ctx);
+                match ctx.ret {
+                    Some(_) => self.line(format!("if ({c}) return {call};")),
+                    None => self.line(format!("if ({c}) return;")),
+                }
+            }
+            8 if callee.is_some_and(|f| !self.funcs[f].params.is_empty()) => {
+                // f(g(...), locals...): g's effects cannot reach the other arguments.
+                let f = callee.unwrap_or(0);
+                let inner = (0..ctx.callees).find(|&j| self.funcs[j].ret.is_some());
+                let mut args = Vec::new();
+                for k in 0..self.funcs[f].params.len() {
+                    match inner {
+                        Some(j) if k == 0 => args.push(self.call_expr(ctx, j)),
+                        _ => args.push(local_expr(self)),
+                    }
+                }
+                let call = format!("{}({})", self.funcs[f].name, args.join(", "));
+                if self.funcs[f].ret.is_some() {
+                    self.line(format!("{v} = {call};"));
+                } else {
+                    self.line(format!("{call};"));
+                }
+            }
+            0 => {
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("{v} = ({c}) {op} {nondet};"));
+            }
+            1 => {
+                let c = self.cond(ctx);
+                let e = self.expr(ctx, 2);
+                if self.rng.chance(50) {
+                    self.line(format!("{v} = ({c}) ? {nondet} : {e};"));
+                } else {
+                    self.line(format!("{v} = ({c}) ? {e} : {nondet};"));
+                }
+            }
+            2 if v != w => {
+                let e = self.expr(ctx, 2);
+                self.line(format!("{v} = {w} = {e};"));
+            }
+            3 if v != w => {
+                let e = self.expr(ctx, 2);
+                let op = *self.rng.pick(&["+=", "^=", "-=", "|="]);
+                self.line(format!("{v} = ({w} {op} 1, {e});"));
+            }
+            4 if callee.is_some() && self.funcs[callee.unwrap_or(0)].ret.is_some() => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let e = local_expr(self);
+                let op = *self.rng.pick(&["+", "^", "*", "-", "<", "=="]);
+                self.line(format!("{v} = {call} {op} {e};"));
+            }
+            5 if callee.is_some() && self.funcs[callee.unwrap_or(0)].ret.is_some() => {
+                let call = self.call_expr(ctx, callee.unwrap_or(0));
+                let e = local_expr(self);
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("if (({c}) {op} {call} > {e}) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            6 => {
+                let c = self.cond(ctx);
+                let op = *self.rng.pick(&["&&", "||"]);
+                self.line(format!("if ({nondet} {op} ({c})) {{"));
+                self.block(&Ctx {
+                    depth: ctx.depth + 1,
+                    ..ctx.clone()
+                });
+                self.line("}");
+            }
+            _ => {
+                let e = local_expr(self);
+                let op = *self.rng.pick(&["+", "^", "*", "-", ">"]);
+                self.line(format!("{v} = {nondet} {op} {e};"));
+            }
+        }
+    }
+
+    fn call_expr(&mut self, ctx: &Ctx, f: usize) -> String {
+        let name = self.funcs[f].name.clone();
+        let nparams = self.funcs[f].params.len();
+        let args: Vec<String> = (0..nparams).map(|_| self.expr(ctx, 2)).collect();
+        format!("{name}({})", args.join(", "))
     }
 
     fn loop_stmt(&mut self, ctx: &Ctx) {
@@ -833,7 +1125,24 @@ impl Gen {
             counter_depth: ctx.counter_depth + 1,
             ..ctx.clone()
         };
-        match self.rng.below(3) {
+        match self.rng.below(4) {
+            3 => {
+                // A loop variable declared in the `for`, invisible to the body's writes.
+                self.labels_made += 1;
+                let i = format!("i{}", self.labels_made);
+                let (spelled, ty) = self.var_decl_type();
+                // `_Bool` (also behind a typedef) never reaches the bound.
+                let spelled = if ty == 0 { "int".to_string() } else { spelled };
+                self.line(format!("for ({spelled} {i} = 0; {i} < {bound}; ++{i}) {{"));
+                self.block(&body);
+                self.line("}");
+            }
+            0 if self.rng.chance(30) => {
+                self.line(format!("{counter} = 0;"));
+                self.line(format!("while ({counter}++ < {bound}) {{"));
+                self.block(&body);
+                self.line("}");
+            }
             0 => {
                 self.line(format!(
                     "for ({counter} = 0; {counter} < {bound}; {counter}++) {{"
@@ -893,7 +1202,7 @@ impl Gen {
             }
             used.push(v);
             self.line(format!("case {v}:"));
-            self.block(&body);
+            self.block_no_decl(&body);
             if self.rng.chance(50) {
                 self.indent += 1;
                 self.line("break;");
@@ -902,7 +1211,7 @@ impl Gen {
         }
         if self.rng.chance(60) {
             self.line("default:");
-            self.block(&body);
+            self.block_no_decl(&body);
         }
         self.line("}");
     }

@@ -43,6 +43,8 @@ static unsigned long long baton_next(void) {
 const HARNESS_MACROS: &str = r#"
 #define reach_error() baton_reach_error(__LINE__)
 #define abort() baton_abort(__LINE__)
+#define __VERIFIER_error() baton_reach_error(__LINE__)
+#define __assert_fail(a, b, c, d) baton_abort(__LINE__)
 #define exit(c) baton_exit(c)
 #define __VERIFIER_assume(c) baton_assume(c, __LINE__)
 "#;
@@ -136,14 +138,22 @@ pub fn batch_source(programs: &[GenProgram]) -> String {
     s
 }
 
-/// Compiles a batch with `gcc -fwrapv -w -O0 <flag>`; returns the executable.
-pub fn compile_batch(programs: &[GenProgram], flag: &str, dir: &Path, name: &str) -> Result<PathBuf, String> {
+/// Compiles a batch with `gcc -fwrapv -w -O0 <flag> <extra>`; returns the executable.
+pub fn compile_batch(
+    programs: &[GenProgram],
+    flag: &str,
+    extra: &[&str],
+    dir: &Path,
+    name: &str,
+) -> Result<PathBuf, String> {
     let src = dir.join(format!("{name}.c"));
     let exe = dir.join(name);
     std::fs::write(&src, batch_source(programs))
         .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     let out = Command::new("gcc")
-        .args(["-fwrapv", "-w", "-O0", flag, "-o"])
+        .args(["-fwrapv", "-w", "-O0", flag])
+        .args(extra)
+        .arg("-o")
         .arg(&exe)
         .arg(&src)
         .output()

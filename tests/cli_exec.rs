@@ -1,0 +1,73 @@
+//! `baton exec` end to end.
+
+use std::process::Command;
+
+const PROGRAM: &str = "extern int __VERIFIER_nondet_int(void);\n\
+void reach_error(void);\n\
+extern void abort(void);\n\
+int f(int a) {\n\
+  return a * 2;\n\
+}\n\
+int main(void) {\n\
+  int x = __VERIFIER_nondet_int();\n\
+  int y = f(x);\n\
+  if (y == 14) reach_error();\n\
+  if (y == 2) abort();\n\
+  while (y < 0) { }\n\
+  return y;\n\
+}\n";
+
+fn baton(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_baton"))
+        .args(args)
+        .output()
+        .expect("baton runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn exec_prints_endings_and_inputs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("p.c");
+    std::fs::write(&file, PROGRAM).expect("write");
+    let path = file.to_str().expect("utf-8 path");
+
+    let (code, out, _) = baton(&["exec", path, "--inputs", "7"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("error: reach_error() reached at line 10"), "{out}");
+    assert!(out.contains("1 of 1 inputs consumed"), "{out}");
+
+    let (code, out, _) = baton(&["exec", path, "--inputs", "1,5"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("aborted at line 11"), "{out}");
+    assert!(out.contains("1 of 2 inputs consumed"), "{out}");
+
+    let (code, out, _) = baton(&["exec", path, "--inputs", "-3", "--max-steps", "1000"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("step limit 1000 reached"), "{out}");
+
+    let (code, out, _) = baton(&["exec", path, "--data-model", "LP64"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("returned 0\n"), "{out}");
+    assert!(out.contains("0 of 0 inputs consumed"), "{out}");
+
+    let (code, out, _) = baton(&["exec", path, "--inputs", "4", "--trace"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("return from f  [main::y = 8]"), "{out}");
+    assert!(out.contains("line 5: return"), "{out}");
+    assert!(out.contains("returned 8"), "{out}");
+}
+
+#[test]
+fn exec_reports_load_errors_with_status_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("missing.c");
+    let (code, _, err) = baton(&["exec", missing.to_str().expect("utf-8")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing.c"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
