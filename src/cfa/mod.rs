@@ -152,6 +152,11 @@ impl Operation {
         if let Some(v) = self.written_var() {
             f(v);
         }
+        self.for_each_read(f);
+    }
+
+    /// Calls `f` on every variable the operation reads.
+    pub fn for_each_read(&self, f: &mut impl FnMut(VarId)) {
         match self {
             Operation::Declare { init: Some(e), .. }
             | Operation::Assign { rhs: e, .. }

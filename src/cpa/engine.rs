@@ -83,7 +83,7 @@ pub struct Engine<'p, C: Cpa> {
     guide: Option<&'p dyn Guide>,
     arg: Arg<C::State>,
     waitlist: VecDeque<NodeId>,
-    reached: HashMap<(ControlState, u64), Vec<NodeId>>,
+    reached: HashMap<ControlState, C::CoverIndex>,
     reached_count: u64,
     states_per_location: Vec<u64>,
     posts_per_edge: Vec<u64>,
@@ -169,17 +169,22 @@ impl<'p, C: Cpa> Engine<'p, C> {
         id
     }
 
-    fn reached_key(&self, id: NodeId) -> (ControlState, u64) {
+    fn add_reached(&mut self, id: NodeId) {
         let node = &self.arg.nodes[id.index()];
-        (node.control.clone(), self.cpa.coverage_key(&node.state))
+        let index = self.reached.entry(node.control.clone()).or_default();
+        self.cpa.index_insert(index, &node.state, id);
+        self.reached_count += 1;
+        self.states_per_location[node.control.location.index()] += 1;
     }
 
-    fn add_reached(&mut self, id: NodeId) {
-        let key = self.reached_key(id);
-        self.reached.entry(key).or_default().push(id);
-        self.reached_count += 1;
-        let loc = self.arg.nodes[id.index()].control.location;
-        self.states_per_location[loc.index()] += 1;
+    fn remove_reached(&mut self, id: NodeId) {
+        let node = &self.arg.nodes[id.index()];
+        let in_reached = matches!(node.status, NodeStatus::Waiting | NodeStatus::Expanded);
+        if let (true, Some(index)) = (in_reached, self.reached.get_mut(&node.control)) {
+            self.cpa.index_remove(index, &node.state, id);
+            self.reached_count -= 1;
+            self.states_per_location[node.control.location.index()] -= 1;
+        }
     }
 
     /// Marks a node as not verified (e.g. a target whose counterexample did not replay), so
@@ -202,16 +207,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             stack.extend(self.arg.nodes[n.index()].children.iter().map(|&(_, c)| c));
         }
         for &n in &removed {
-            let key = self.reached_key(n);
-            if let Some(list) = self.reached.get_mut(&key) {
-                let before = list.len();
-                list.retain(|&m| m != n);
-                if list.len() < before {
-                    self.reached_count -= 1;
-                    let loc = self.arg.nodes[n.index()].control.location;
-                    self.states_per_location[loc.index()] -= 1;
-                }
-            }
+            self.remove_reached(n);
             self.arg.nodes[n.index()].status = NodeStatus::Removed;
         }
         for i in 0..self.arg.nodes.len() {
@@ -443,16 +439,15 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// Stop-sep: a reached, not cut state at the same control state that is at least as
     /// general, whose guide covers no more paths than the new state's.
     fn find_cover(&self, id: NodeId) -> Option<NodeId> {
-        let key = self.reached_key(id);
         let node = &self.arg.nodes[id.index()];
-        self.reached.get(&key)?.iter().copied().find(|&m| {
+        let index = self.reached.get(&node.control)?;
+        self.cpa.covering(index, &node.state).into_iter().find(|&m| {
             let other = &self.arg.nodes[m.index()];
             matches!(other.status, NodeStatus::Waiting | NodeStatus::Expanded)
                 && match (&node.guide, &other.guide) {
                     (Some(mine), Some(theirs)) => theirs.is_subset(mine),
                     _ => true,
                 }
-                && self.cpa.less_or_equal(&node.state, &other.state)
         })
     }
 }

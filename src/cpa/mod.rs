@@ -14,6 +14,7 @@ pub mod engine;
 pub mod monitor;
 
 use crate::cfa::{EdgeId, Program};
+use arg::NodeId;
 use std::fmt;
 use thiserror::Error;
 
@@ -82,14 +83,20 @@ pub trait Cpa {
     ) -> Result<Transfer<Self::State>, CpaError>;
 
     /// The partial order of the domain: `a ⊑ b` (every concrete state of `a` is one of `b`).
-    /// The engine's stop operator is stop-sep over this order at equal control state.
     fn less_or_equal(&self, a: &Self::State, b: &Self::State) -> bool;
 
-    /// A key such that `a ⊑ b` implies equal keys, so the stop operator only compares states
-    /// with the same key. The default puts all states at one control state together.
-    fn coverage_key(&self, _state: &Self::State) -> u64 {
-        0
-    }
+    /// Index of the reached states at one control state, for the stop operator (stop-sep):
+    /// it finds the states that cover a new one without comparing against all of them.
+    type CoverIndex: Default;
+
+    /// Adds a reached state to the index.
+    fn index_insert(&self, index: &mut Self::CoverIndex, state: &Self::State, node: NodeId);
+
+    /// Removes a state (refinement removed it from the reached set).
+    fn index_remove(&self, index: &mut Self::CoverIndex, state: &Self::State, node: NodeId);
+
+    /// The indexed nodes whose states `b` satisfy `state ⊑ b`.
+    fn covering(&self, index: &Self::CoverIndex, state: &Self::State) -> Vec<NodeId>;
 
     /// Precision adjustment, applied to every new successor before the stop check.
     fn adjust_precision(
@@ -105,5 +112,34 @@ pub trait Cpa {
     /// recognises from the control part).
     fn is_target(&self, _state: &Self::State) -> bool {
         false
+    }
+}
+
+/// A cover index for any CPA: all states at the control state, compared one by one with
+/// [`Cpa::less_or_equal`]. Linear in the number of states; analyses with many states per
+/// location provide a better index.
+#[derive(Debug, Clone)]
+pub struct LinearCoverIndex<S> {
+    entries: Vec<(NodeId, S)>,
+}
+
+impl<S> Default for LinearCoverIndex<S> {
+    fn default() -> Self {
+        LinearCoverIndex { entries: Vec::new() }
+    }
+}
+
+impl<S: Clone> LinearCoverIndex<S> {
+    pub fn insert(&mut self, state: &S, node: NodeId) {
+        self.entries.push((node, state.clone()));
+    }
+
+    pub fn remove(&mut self, node: NodeId) {
+        self.entries.retain(|(n, _)| *n != node);
+    }
+
+    /// The nodes whose state `b` satisfies `leq(state, b)`.
+    pub fn covering(&self, state: &S, leq: impl Fn(&S, &S) -> bool) -> Vec<NodeId> {
+        self.entries.iter().filter(|(_, b)| leq(state, b)).map(|(n, _)| *n).collect()
     }
 }

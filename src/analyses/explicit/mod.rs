@@ -9,7 +9,9 @@
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::{self, UndefinedBehavior};
-use crate::cfa::{Operation, Program, VarId};
+use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
+use crate::cpa::arg::NodeId;
+use std::collections::{HashMap, HashSet};
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 
@@ -41,9 +43,103 @@ impl ExplicitState {
     }
 }
 
-/// The explicit-value CPA.
-#[derive(Debug, Clone, Default)]
-pub struct ExplicitCpa;
+/// The explicit-value CPA. Values of local variables that are dead at a location (never read
+/// again before being overwritten) are dropped there, so states that differ only in dead
+/// temporaries become equal and cover each other.
+#[derive(Debug, Clone)]
+pub struct ExplicitCpa {
+    liveness: Liveness,
+}
+
+impl ExplicitCpa {
+    /// Prepares the analysis for `program` (computes liveness of locals).
+    pub fn new(program: &Program) -> ExplicitCpa {
+        ExplicitCpa { liveness: Liveness::compute(program) }
+    }
+
+    /// Drops values of the current function's locals that are dead at `loc`.
+    fn forget_dead(&self, state: &mut ExplicitState, loc: LocId, program: &Program) {
+        let func = program.location(loc).func;
+        let dead: Vec<VarId> = state
+            .values
+            .keys()
+            .copied()
+            .filter(|&v| program.variable(v).scope == Scope::Local(func) && !self.liveness.is_live(loc, v))
+            .collect();
+        for v in dead {
+            state.values.remove(&v);
+        }
+    }
+
+    /// Drops every local of `func` (after it returned: the next call declares them anew).
+    fn forget_locals_of(&self, state: &mut ExplicitState, func: FuncId, program: &Program) {
+        let locals: Vec<VarId> =
+            state.values.keys().copied().filter(|&v| program.variable(v).scope == Scope::Local(func)).collect();
+        for v in locals {
+            state.values.remove(&v);
+        }
+    }
+}
+
+/// Live local variables per location: read on some path before being written.
+#[derive(Debug, Clone)]
+struct Liveness {
+    live: Vec<HashSet<VarId>>,
+}
+
+impl Liveness {
+    /// Backward fixpoint over each function's CFA. Globals are not tracked (always kept). The
+    /// return variable is live at the function's exit (the caller reads it on return).
+    fn compute(program: &Program) -> Liveness {
+        let mut live: Vec<HashSet<VarId>> = vec![HashSet::new(); program.locations.len()];
+        let is_local = |v: VarId| program.variable(v).scope != Scope::Global;
+        for f in &program.functions {
+            if let Some(rv) = f.return_var {
+                live[f.exit.index()].insert(rv);
+            }
+        }
+        let mut work: Vec<LocId> = program.location_ids().collect();
+        let mut queued = vec![true; program.locations.len()];
+        while let Some(loc) = work.pop() {
+            queued[loc.index()] = false;
+            let mut new: HashSet<VarId> = live[loc.index()].clone();
+            for &e in program.out_edges(loc) {
+                let edge = program.edge(e);
+                let mut after = live[edge.to.index()].clone();
+                if let Some(w) = edge.op.written_var() {
+                    after.remove(&w);
+                }
+                let mut reads = Vec::new();
+                edge.op.for_each_read(&mut |v| reads.push(v));
+                after.extend(reads.into_iter().filter(|&v| is_local(v)));
+                new.extend(after);
+            }
+            if new.len() != live[loc.index()].len() {
+                live[loc.index()] = new;
+                for &e in program.in_edges(loc) {
+                    let from = program.edge(e).from;
+                    if !queued[from.index()] {
+                        queued[from.index()] = true;
+                        work.push(from);
+                    }
+                }
+            }
+        }
+        Liveness { live }
+    }
+
+    fn is_live(&self, loc: LocId, var: VarId) -> bool {
+        self.live[loc.index()].contains(&var)
+    }
+}
+
+/// The stop operator's index for explicit states: states grouped by the set of variables they
+/// know. `a ⊑ b` needs `known(b) ⊆ known(a)` and equal values there, so a lookup projects `a`
+/// onto each group's variable set and finds equal states by hash.
+#[derive(Debug, Default)]
+pub struct ExplicitCoverIndex {
+    groups: Vec<(Vec<VarId>, HashMap<Vec<i128>, Vec<NodeId>>)>,
+}
 
 /// What an assume edge teaches when it holds: `var == value`.
 fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -88,6 +184,7 @@ fn strip_value_preserving_casts(expr: &Expr) -> Option<VarId> {
 impl Cpa for ExplicitCpa {
     type State = ExplicitState;
     type Precision = ();
+    type CoverIndex = ExplicitCoverIndex;
 
     fn name(&self) -> &'static str {
         "explicit"
@@ -190,12 +287,63 @@ impl Cpa for ExplicitCpa {
                 }
             },
         }
+        let target = match step {
+            Step::Return { call } => {
+                let callee = match &edge.op {
+                    Operation::Call { callee, .. } => Some(*callee),
+                    _ => None,
+                };
+                if let Some(callee) = callee {
+                    self.forget_locals_of(&mut next, callee, program);
+                }
+                program.edge(call).to
+            }
+            Step::Edge(_) => match &edge.op {
+                Operation::Call { callee, .. } => program.function(*callee).entry,
+                _ => edge.to,
+            },
+        };
+        self.forget_dead(&mut next, target, program);
         Ok(Transfer::Successors(vec![next]))
     }
 
     /// `a ⊑ b`: every value `b` knows, `a` knows too and equally.
     fn less_or_equal(&self, a: &ExplicitState, b: &ExplicitState) -> bool {
         b.values.len() <= a.values.len() && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
+    }
+
+    fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
+        let vars: Vec<VarId> = state.values.keys().copied().collect();
+        let values: Vec<i128> = state.values.values().copied().collect();
+        let group = match index.groups.iter().position(|(g, _)| *g == vars) {
+            Some(i) => &mut index.groups[i].1,
+            None => {
+                index.groups.push((vars, HashMap::new()));
+                &mut index.groups.last_mut().expect("just pushed").1
+            }
+        };
+        group.entry(values).or_default().push(node);
+    }
+
+    fn index_remove(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
+        let vars: Vec<VarId> = state.values.keys().copied().collect();
+        let values: Vec<i128> = state.values.values().copied().collect();
+        if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| *g == vars) {
+            if let Some(nodes) = group.get_mut(&values) {
+                nodes.retain(|&n| n != node);
+            }
+        }
+    }
+
+    fn covering(&self, index: &ExplicitCoverIndex, state: &ExplicitState) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        for (vars, group) in &index.groups {
+            let projected: Option<Vec<i128>> = vars.iter().map(|v| state.get(*v)).collect();
+            if let Some(nodes) = projected.and_then(|p| group.get(&p)) {
+                out.extend_from_slice(nodes);
+            }
+        }
+        out
     }
 }
 
@@ -204,24 +352,30 @@ impl Cpa for ExplicitCpa {
 pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn Guide>) -> AnalysisOutcome {
     let mut engine = Engine::new(
         program,
-        ExplicitCpa,
+        ExplicitCpa::new(program),
         options.order,
         options.give_up.clone(),
         guide,
     );
     run_to_verdict(&mut engine, |engine, node| {
         let path = engine.arg().path_to(node);
-        let target = &engine.arg().node(node).state;
-        // Each nondet value as the analysis knows it at the target (learned by an equality
-        // branch, or kept in a variable that was not overwritten), 0 where unknown.
+        let arg = engine.arg();
+        // Each nondet value as the analysis learned it further along the path (by an equality
+        // branch) before the variable is written again; 0 where it never became known.
         let inputs = path
             .iter()
-            .filter_map(|&(step, _)| match (step, &program.edge(step.edge()).op) {
-                (Step::Edge(_), Operation::Nondet { lhs, .. }) => {
-                    Some(lhs.and_then(|v| target.get(v)).unwrap_or(0))
-                }
+            .enumerate()
+            .filter_map(|(i, &(step, _))| match (step, &program.edge(step.edge()).op) {
+                (Step::Edge(_), Operation::Nondet { lhs, .. }) => Some(lhs.and_then(|v| {
+                    path[i..]
+                        .iter()
+                        .enumerate()
+                        .take_while(|&(k, &(s, _))| k == 0 || program.edge(s.edge()).op.written_var() != Some(v))
+                        .find_map(|(_, &(_, n))| arg.node(n).state.get(v))
+                })),
                 _ => None,
             })
+            .map(|v| v.unwrap_or(0))
             .collect();
         confirm_path(program, path.into_iter().map(|(s, _)| s).collect(), inputs)
     })
