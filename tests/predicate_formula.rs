@@ -535,3 +535,28 @@ fn witness_invariants_leave_out_unnameable_variables() {
     assert_eq!(state.invariant_c(&program, f), "(!(g < 2)) || ((a < 3))");
     assert_eq!(state.to_c(&program), "((x < 1) && !(g < 2)) || ((a < 3))");
 }
+
+#[test]
+fn refinement_sees_through_calls() {
+    // The loop body's call must be encoded (parameter, return value, result) for the analysis
+    // to keep `!(i < 0)` at the loop head, and the predicates come from weakest preconditions
+    // through the call.
+    let program = load(&format!(
+        "{PRELUDE}int inc(int v) {{ return v + 1; }}\n\
+         int main(void) {{ int i = 0; int n = __VERIFIER_nondet_int();\n\
+         while (i < n) {{ i = inc(i); }}\n if (i < 0) reach_error();\n return 0; }}\n"
+    ));
+    let (verdict, precision) = verify(&program);
+    assert_eq!(verdict, Verdict::Safe);
+    assert!(rendered(&precision, &program).contains(&"(i < 0)".to_string()));
+    // The same loop with a decrement through the call does reach the error.
+    let program = load(&format!(
+        "{PRELUDE}int dec(int v) {{ return v - 1; }}\n\
+         int main(void) {{ int i = 0; int n = __VERIFIER_nondet_int();\n\
+         while (i < n) {{ i = dec(i); if (i < -2) break; }}\n if (i < -1) reach_error();\n return 0; }}\n"
+    ));
+    match verify(&program).0 {
+        Verdict::Unsafe(values) => assert!(values[0] > 0, "{values:?}"),
+        other => panic!("expected a counterexample, got {other:?}"),
+    }
+}

@@ -394,3 +394,58 @@ pub fn boolean_abstraction(
     }
     AbstractState { cubes }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn x() -> Expr {
+        Expr::var(VarId(0), IntType::INT)
+    }
+
+    fn cmp(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+        Expr::binary(op, a, b, IntType::INT)
+    }
+
+    #[test]
+    fn predicates_are_canonical() {
+        let canon = |e: Expr| Predicate::from_condition(&e).map(|p| p.expr().clone());
+        let lt = cmp(BinaryOp::Lt, x(), Expr::int(3));
+        assert_eq!(canon(cmp(BinaryOp::Ge, x(), Expr::int(3))), Some(lt.clone()));
+        assert_eq!(
+            canon(Expr::unary(UnaryOp::LogNot, lt.clone(), IntType::INT)),
+            Some(lt.clone())
+        );
+        assert_eq!(
+            canon(cmp(BinaryOp::Gt, x(), Expr::int(3))),
+            Some(cmp(BinaryOp::Le, x(), Expr::int(3)))
+        );
+        assert_eq!(
+            canon(cmp(BinaryOp::Ne, x(), Expr::int(3))),
+            Some(cmp(BinaryOp::Eq, x(), Expr::int(3)))
+        );
+        // A plain value `x & 1` is tracked as `(x & 1) == 0`.
+        let and = Expr::binary(BinaryOp::BitAnd, x(), Expr::int(1), IntType::INT);
+        assert_eq!(canon(and.clone()), Some(cmp(BinaryOp::Eq, and, Expr::int(0))));
+        // Constants are not predicates.
+        assert_eq!(canon(cmp(BinaryOp::Lt, Expr::int(1), Expr::int(3))), None);
+    }
+
+    #[test]
+    fn precision_tracks_local_and_global_predicates() {
+        let p = Predicate::from_condition(&cmp(BinaryOp::Lt, x(), Expr::int(0))).expect("predicate");
+        let q = Predicate::from_condition(&cmp(BinaryOp::Eq, x(), Expr::int(1))).expect("predicate");
+        let mut prec = Precision::new();
+        assert!(prec.is_empty());
+        assert!(prec.add(LocId(3), p.clone()));
+        assert!(!prec.add(LocId(3), p.clone()));
+        assert!(prec.contains(LocId(3), &p));
+        assert!(!prec.contains(LocId(4), &p));
+        assert!(prec.add_global(q.clone()));
+        assert!(prec.contains(LocId(4), &q));
+        assert!(!prec.add(LocId(4), q.clone()));
+        assert_eq!(prec.predicates_at(LocId(3)), vec![q.clone(), p]);
+        assert_eq!(prec.predicates_at(LocId(9)), vec![q]);
+        assert_eq!(prec.len(), 2);
+    }
+}

@@ -41,6 +41,10 @@ pub enum EncodeError {
     NoSuchEdge(EdgeId),
     #[error("variable id {0} does not exist in the program")]
     NoSuchVariable(u32),
+    #[error("function id {0} does not exist in the program")]
+    NoSuchFunction(u32),
+    #[error("location id {0} does not exist in the program")]
+    NoSuchLocation(u32),
 }
 
 /// Variable → current SSA index. Variables never written have index 0. A persistent map:
@@ -461,6 +465,19 @@ impl PathFormula {
             .edges
             .get(edge_id.index())
             .ok_or(EncodeError::NoSuchEdge(edge_id))?;
+        let var_ty = |v: VarId| {
+            program
+                .variables
+                .get(v.index())
+                .map(|x| x.ty)
+                .ok_or(EncodeError::NoSuchVariable(v.0))
+        };
+        let function = |f: crate::cfa::FuncId| {
+            program
+                .functions
+                .get(f.index())
+                .ok_or(EncodeError::NoSuchFunction(f.0))
+        };
         let mut next = self.clone();
         next.length += 1;
         let mut conjuncts: Vec<Bool> = Vec::new();
@@ -496,10 +513,10 @@ impl PathFormula {
                         call,
                     });
                 };
-                let f = program.function(*callee);
+                let f = function(*callee)?;
                 if let (Some(res), Some(rv)) = (result, f.return_var) {
-                    let rv_ty = program.variable(rv).ty;
-                    let res_ty = program.variable(*res).ty;
+                    let rv_ty = var_ty(rv)?;
+                    let res_ty = var_ty(*res)?;
                     let value = convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty);
                     conjuncts.push(assign(*res, value, &mut next)?);
                 }
@@ -567,7 +584,7 @@ impl PathFormula {
                     conjuncts.push(if *branch { c } else { c.not() });
                 }
                 Operation::Call { callee, args, .. } => {
-                    let f = program.function(*callee);
+                    let f = function(*callee)?;
                     if f.params.len() != args.len() {
                         return Err(EncodeError::ArgumentCount {
                             at: program.describe(edge.source),
@@ -599,9 +616,13 @@ impl PathFormula {
                     }
                 }
                 Operation::Return { value } => {
-                    let f = program.function(program.location(edge.from).func);
+                    let loc = program
+                        .locations
+                        .get(edge.from.index())
+                        .ok_or(EncodeError::NoSuchLocation(edge.from.0))?;
+                    let f = function(loc.func)?;
                     if let (Some(e), Some(rv)) = (value, f.return_var) {
-                        let rty = program.variable(rv).ty;
+                        let rty = var_ty(rv)?;
                         let v = eval(e, &self.ssa, &mut undefined);
                         let v = if e.ty == rty {
                             v

@@ -392,8 +392,9 @@ impl Wp<'_> {
 
 /// The bad region at the start of each block: conditions (each meaning `!= 0`) over the
 /// variables at that point (and Skolem constants for later nondet values) under which the
-/// rest of the path can be executed.
-pub fn bad_regions(blocks: &[Block], program: &Program) -> Vec<Vec<Expr>> {
+/// rest of the path can be executed. Only called on paths whose formula was built, so every
+/// edge, function, location and variable id on them exists.
+fn bad_regions(blocks: &[Block], program: &Program) -> Vec<Vec<Expr>> {
     let mut wp = Wp {
         program,
         conjuncts: Vec::new(),
