@@ -4,4 +4,5 @@
 //! verified as a condition automaton, the reducer cuts that part out of the program, and the
 //! next stage sees only the residual program.
 
+pub mod adapters;
 pub mod cfa;
