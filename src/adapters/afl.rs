@@ -334,7 +334,10 @@ pub fn decode_nondet_log(
             .parse()
             .map_err(|e| err(line_no, format!("bad value {rest:?}: {e}")))?;
         if !kind.contains(value, model) {
-            return Err(err(line_no, format!("value {value} out of range of {head}")));
+            return Err(err(
+                line_no,
+                format!("value {value} out of range of {head}"),
+            ));
         }
         log.reads.push((kind, value));
     }
@@ -360,9 +363,18 @@ mod tests {
         );
         // long is 4 bytes in ILP32, 8 in LP64.
         let bytes = [0xff; 8];
-        assert_eq!(decode_input(&bytes, &[Long, ULong], DataModel::ILP32), vec![-1, 0xffff_ffff]);
-        assert_eq!(decode_input(&bytes, &[ULong], DataModel::LP64), vec![u64::MAX as i128]);
-        assert_eq!(decode_input(&bytes, &[LongLong], DataModel::ILP32), vec![-1]);
+        assert_eq!(
+            decode_input(&bytes, &[Long, ULong], DataModel::ILP32),
+            vec![-1, 0xffff_ffff]
+        );
+        assert_eq!(
+            decode_input(&bytes, &[ULong], DataModel::LP64),
+            vec![u64::MAX as i128]
+        );
+        assert_eq!(
+            decode_input(&bytes, &[LongLong], DataModel::ILP32),
+            vec![-1]
+        );
     }
 
     #[test]
@@ -383,12 +395,12 @@ mod tests {
     #[test]
     fn log_errors() {
         let cases = [
-            "int",                       // no value
-            "float 1.5",                 // unknown type
-            "uchar 256",                 // out of range
-            "long 4294967296",           // out of ILP32 long range
-            "int x",                     // not a number
-            "ERROR reach_error\nint 1",  // entry after error
+            "int",                      // no value
+            "float 1.5",                // unknown type
+            "uchar 256",                // out of range
+            "long 4294967296",          // out of ILP32 long range
+            "int x",                    // not a number
+            "ERROR reach_error\nint 1", // entry after error
         ];
         for case in cases {
             assert!(
@@ -419,18 +431,44 @@ mod tests {
     fn command_lines() -> Result<(), AdapterError> {
         let config = super::super::Tool::Afl.builtin_config()?;
         let tools = AflTools::from_config(&config)?;
-        let b = build_command(&tools, Path::new("h.c"), Path::new("p.c"), Path::new("p"), DataModel::ILP32);
+        let b = build_command(
+            &tools,
+            Path::new("h.c"),
+            Path::new("p.c"),
+            Path::new("p"),
+            DataModel::ILP32,
+        );
         assert_eq!(
             b.argv_lossy(),
-            ["afl-clang-fast", "-DBATON_LONG_BYTES=4", "-finstrument-functions", "-g", "-O2", "-w", "h.c", "p.c", "-o", "p"]
+            [
+                "afl-clang-fast",
+                "-DBATON_LONG_BYTES=4",
+                "-finstrument-functions",
+                "-g",
+                "-O2",
+                "-w",
+                "h.c",
+                "p.c",
+                "-o",
+                "p"
+            ]
         );
         assert!(b.env.contains(&("AFL_LLVM_CMPLOG".into(), "1".into())));
-        let f = fuzz_command(&tools, &config, Path::new("in"), Path::new("out"), Path::new("./p"), 20);
+        let f = fuzz_command(
+            &tools,
+            &config,
+            Path::new("in"),
+            Path::new("out"),
+            Path::new("./p"),
+            20,
+        );
         assert_eq!(
             f.argv_lossy(),
             ["afl-fuzz", "-c", "0", "-i", "in", "-o", "out", "-V", "20", "--", "./p"]
         );
-        assert!(f.env.contains(&("AFL_BENCH_UNTIL_CRASH".into(), "1".into())));
+        assert!(f
+            .env
+            .contains(&("AFL_BENCH_UNTIL_CRASH".into(), "1".into())));
         let r = replay_command(Path::new("./p"), Path::new("crash"), Path::new("log"));
         assert_eq!(r.stdin.as_deref(), Some(Path::new("crash")));
         assert!(HARNESS_C.contains("__cyg_profile_func_enter"));

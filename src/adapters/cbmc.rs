@@ -187,7 +187,12 @@ pub fn parse_output(json: &str, exit_code: Option<i32>, unwind: u32) -> CbmcOutc
 fn interpret(json: &str, exit_code: Option<i32>, unwind: u32) -> Result<CbmcOutcome, String> {
     let messages: Vec<Value> = match serde_json::from_str::<Value>(json) {
         Ok(Value::Array(items)) => items,
-        Ok(_) => return Err(format!("cbmc output is not a JSON array ({exit_text})", exit_text = exit_text(exit_code))),
+        Ok(_) => {
+            return Err(format!(
+                "cbmc output is not a JSON array ({exit_text})",
+                exit_text = exit_text(exit_code)
+            ))
+        }
         Err(e) => {
             return Err(format!(
                 "cbmc output is not JSON ({}): {e}; output starts {:?}",
@@ -208,11 +213,19 @@ fn interpret(json: &str, exit_code: Option<i32>, unwind: u32) -> Result<CbmcOutc
         return Err(if errors.is_empty() {
             format!("cbmc reported no results ({})", exit_text(exit_code))
         } else {
-            format!("cbmc error ({}): {}", exit_text(exit_code), errors.join(" | "))
+            format!(
+                "cbmc error ({}): {}",
+                exit_text(exit_code),
+                errors.join(" | ")
+            )
         });
     };
     if !errors.is_empty() {
-        return Err(format!("cbmc error ({}): {}", exit_text(exit_code), errors.join(" | ")));
+        return Err(format!(
+            "cbmc error ({}): {}",
+            exit_text(exit_code),
+            errors.join(" | ")
+        ));
     }
 
     let mut any_failure = false;
@@ -260,7 +273,11 @@ fn interpret(json: &str, exit_code: Option<i32>, unwind: u32) -> Result<CbmcOutc
             return Err(format!(
                 "cbmc {} does not match its results ({})",
                 exit_text(exit_code),
-                if any_failure { "some property fails" } else { "all properties hold" }
+                if any_failure {
+                    "some property fails"
+                } else {
+                    "all properties hold"
+                }
             ))
         }
     }
@@ -381,7 +398,10 @@ mod tests {
 
     #[test]
     fn safe_program() {
-        assert_eq!(parse_output(&recorded("safe"), Some(0), 5), CbmcOutcome::Safe);
+        assert_eq!(
+            parse_output(&recorded("safe"), Some(0), 5),
+            CbmcOutcome::Safe
+        );
     }
 
     #[test]
@@ -437,7 +457,10 @@ mod tests {
             "{out:?}"
         );
         assert!(matches!(parse_output("", None, 5), CbmcOutcome::Error(_)));
-        assert!(matches!(parse_output("{}", Some(0), 5), CbmcOutcome::Error(_)));
+        assert!(matches!(
+            parse_output("{}", Some(0), 5),
+            CbmcOutcome::Error(_)
+        ));
         // Exit code that contradicts the results.
         assert!(matches!(
             parse_output(&recorded("safe"), Some(10), 5),
@@ -452,7 +475,9 @@ mod tests {
     #[test]
     fn unknown_status_of_target_is_an_error() {
         let json = r#"[{"result":[{"property":"reach_error.assertion.1","status":"UNKNOWN"}]}]"#;
-        assert!(matches!(parse_output(json, Some(0), 3), CbmcOutcome::Error(m) if m.contains("UNKNOWN")));
+        assert!(
+            matches!(parse_output(json, Some(0), 3), CbmcOutcome::Error(m) if m.contains("UNKNOWN"))
+        );
     }
 
     #[test]
@@ -472,13 +497,18 @@ mod tests {
             "",
             "prog.c:3:1: error: syntax error before ';'\nPARSING ERROR\n",
         );
-        assert!(matches!(e, Some(CbmcOutcome::Error(m)) if m.contains("PARSING ERROR") && m.contains("exit code 1")));
+        assert!(
+            matches!(e, Some(CbmcOutcome::Error(m)) if m.contains("PARSING ERROR") && m.contains("exit code 1"))
+        );
     }
 
     #[test]
     fn values() {
         assert_eq!(parse_c_integer_literal("-7"), Some(-7));
-        assert_eq!(parse_c_integer_literal("18446744073709551615ul"), Some(u64::MAX as i128));
+        assert_eq!(
+            parse_c_integer_literal("18446744073709551615ul"),
+            Some(u64::MAX as i128)
+        );
         assert_eq!(parse_c_integer_literal("FALSE"), Some(0));
         assert_eq!(parse_c_integer_literal("NULL"), None);
         assert_eq!(parse_c_integer_literal("u"), None);
@@ -499,14 +529,35 @@ mod tests {
             goto_instrument: "goto-instrument".into(),
             cbmc: "cbmc".into(),
         };
-        let p = pipeline(&tools, Path::new("p.c"), Path::new("/w"), DataModel::ILP32, 7);
+        let p = pipeline(
+            &tools,
+            Path::new("p.c"),
+            Path::new("/w"),
+            DataModel::ILP32,
+            7,
+        );
         assert_eq!(
             p.compile.argv_lossy(),
-            ["goto-cc", "-m32", "-D__VERIFIER_error=__baton_VERIFIER_error", "p.c", "-o", "/w/prog.gb"]
+            [
+                "goto-cc",
+                "-m32",
+                "-D__VERIFIER_error=__baton_VERIFIER_error",
+                "p.c",
+                "-o",
+                "/w/prog.gb"
+            ]
         );
         assert_eq!(
             p.verify.argv_lossy(),
-            ["cbmc", "--no-standard-checks", "--unwind", "7", "--unwinding-assertions", "--json-ui", "/w/prog.instrumented.gb"]
+            [
+                "cbmc",
+                "--no-standard-checks",
+                "--unwind",
+                "7",
+                "--unwinding-assertions",
+                "--json-ui",
+                "/w/prog.instrumented.gb"
+            ]
         );
         assert_eq!(p.instrument.args.len(), 10);
     }

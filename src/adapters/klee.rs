@@ -501,7 +501,10 @@ pub fn read_output_dir(dir: &Path, model: DataModel) -> Result<KleeOutcome, Adap
         reasons.push(format!("{} paths terminated early", early.len()));
     }
     for e in errors.iter().filter(|e| e.kind != "abort") {
-        reasons.push(format!("test {} ended with {} error: {}", e.test_id, e.kind, e.message));
+        reasons.push(format!(
+            "test {} ended with {} error: {}",
+            e.test_id, e.kind, e.message
+        ));
     }
     let warnings = dir.join("warnings.txt");
     if warnings.exists() {
@@ -558,7 +561,10 @@ mod tests {
         assert_eq!(t.args, vec!["linked.bc"]);
         assert_eq!(t.objects.len(), 2);
         assert_eq!(t.objects[1], object("__VERIFIER_nondet_uchar", &[200]));
-        assert_eq!(ktest_nondet_values(&t, DataModel::ILP32, "t")?, vec![0x1234, 200]);
+        assert_eq!(
+            ktest_nondet_values(&t, DataModel::ILP32, "t")?,
+            vec![0x1234, 200]
+        );
         assert_eq!(write_ktest(&t), handwritten_ktest());
         Ok(())
     }
@@ -605,13 +611,25 @@ mod tests {
             sym_argv_len: 0,
             objects,
         };
-        let long4 = t(vec![object("__VERIFIER_nondet_long", &[0xff, 0xff, 0xff, 0xff])]);
-        assert_eq!(ktest_nondet_values(&long4, DataModel::ILP32, "t").ok(), Some(vec![-1]));
+        let long4 = t(vec![object(
+            "__VERIFIER_nondet_long",
+            &[0xff, 0xff, 0xff, 0xff],
+        )]);
+        assert_eq!(
+            ktest_nondet_values(&long4, DataModel::ILP32, "t").ok(),
+            Some(vec![-1])
+        );
         assert!(ktest_nondet_values(&long4, DataModel::LP64, "t").is_err());
         let foreign = t(vec![object("x", &[1])]);
         assert!(ktest_nondet_values(&foreign, DataModel::LP64, "t").is_err());
-        let skipped = t(vec![object("model_version", &[1, 0, 0, 0]), object("__VERIFIER_nondet_bool", &[3])]);
-        assert_eq!(ktest_nondet_values(&skipped, DataModel::LP64, "t").ok(), Some(vec![1]));
+        let skipped = t(vec![
+            object("model_version", &[1, 0, 0, 0]),
+            object("__VERIFIER_nondet_bool", &[3]),
+        ]);
+        assert_eq!(
+            ktest_nondet_values(&skipped, DataModel::LP64, "t").ok(),
+            Some(vec![1])
+        );
     }
 
     const ASSERT_ERR: &str = "Error: ASSERTION FAIL: x != 0x1234\n\
@@ -631,7 +649,10 @@ Stack: \n\
         assert_eq!(e.file.as_deref(), Some("/tmp/prog.c"));
         assert_eq!(e.line, Some(12));
         assert_eq!(e.stack, vec!["#000000040 in main () at /tmp/prog.c:12"]);
-        let e = parse_err_file("test000010.reach_error.err", "Error: reach_error reached\nFile: klee-harness.c\nLine: 80\n")?;
+        let e = parse_err_file(
+            "test000010.reach_error.err",
+            "Error: reach_error reached\nFile: klee-harness.c\nLine: 80\n",
+        )?;
         assert_eq!((e.test_id, e.kind.as_str()), (10, "reach_error"));
         assert!(parse_err_file("test000001.err", ASSERT_ERR).is_err());
         assert!(parse_err_file("foo.assert.err", ASSERT_ERR).is_err());
@@ -683,46 +704,102 @@ KLEE: done: generated tests = 3\n";
         let dir = tempfile::tempdir()?;
         std::fs::write(dir.path().join("info"), INFO_DONE)?;
         std::fs::write(dir.path().join("test000001.ktest"), handwritten_ktest())?;
-        std::fs::write(dir.path().join("test000002.abort.err"), "Error: abort failure\nFile: p.c\nLine: 3\n")?;
-        assert_eq!(read_output_dir(dir.path(), DataModel::ILP32)?, KleeOutcome::Safe);
-
-        // Another error kind cuts paths: unknown.
-        std::fs::write(dir.path().join("test000003.ptr.err"), "Error: memory error: out of bound pointer\nFile: p.c\nLine: 9\n")?;
-        assert!(matches!(read_output_dir(dir.path(), DataModel::ILP32)?, KleeOutcome::Unknown(r) if r.contains("ptr")));
-
-        // A reach_error report wins, with the values of its test case.
-        std::fs::write(dir.path().join("test000001.reach_error.err"), "Error: reach_error reached\nFile: h.c\nLine: 80\n")?;
+        std::fs::write(
+            dir.path().join("test000002.abort.err"),
+            "Error: abort failure\nFile: p.c\nLine: 3\n",
+        )?;
         assert_eq!(
             read_output_dir(dir.path(), DataModel::ILP32)?,
-            KleeOutcome::Violation { test_id: 1, nondet_values: vec![0x1234, 200] }
+            KleeOutcome::Safe
+        );
+
+        // Another error kind cuts paths: unknown.
+        std::fs::write(
+            dir.path().join("test000003.ptr.err"),
+            "Error: memory error: out of bound pointer\nFile: p.c\nLine: 9\n",
+        )?;
+        assert!(
+            matches!(read_output_dir(dir.path(), DataModel::ILP32)?, KleeOutcome::Unknown(r) if r.contains("ptr"))
+        );
+
+        // A reach_error report wins, with the values of its test case.
+        std::fs::write(
+            dir.path().join("test000001.reach_error.err"),
+            "Error: reach_error reached\nFile: h.c\nLine: 80\n",
+        )?;
+        assert_eq!(
+            read_output_dir(dir.path(), DataModel::ILP32)?,
+            KleeOutcome::Violation {
+                test_id: 1,
+                nondet_values: vec![0x1234, 200]
+            }
         );
 
         // Time limit: unknown.
         let dir = tempfile::tempdir()?;
-        std::fs::write(dir.path().join("messages.txt"), "KLEE: HaltTimer invoked\nKLEE: done: completed paths = 1\n")?;
-        assert!(matches!(read_output_dir(dir.path(), DataModel::LP64)?, KleeOutcome::Unknown(r) if r.contains("halted")));
+        std::fs::write(
+            dir.path().join("messages.txt"),
+            "KLEE: HaltTimer invoked\nKLEE: done: completed paths = 1\n",
+        )?;
+        assert!(
+            matches!(read_output_dir(dir.path(), DataModel::LP64)?, KleeOutcome::Unknown(r) if r.contains("halted"))
+        );
 
         // No summary at all: unknown; concretisation: unknown.
         let dir = tempfile::tempdir()?;
-        assert!(matches!(read_output_dir(dir.path(), DataModel::LP64)?, KleeOutcome::Unknown(_)));
+        assert!(matches!(
+            read_output_dir(dir.path(), DataModel::LP64)?,
+            KleeOutcome::Unknown(_)
+        ));
         std::fs::write(dir.path().join("info"), INFO_DONE)?;
-        std::fs::write(dir.path().join("warnings.txt"), "KLEE: WARNING ONCE: silently concretizing (reason: external call) expression\n")?;
-        assert!(matches!(read_output_dir(dir.path(), DataModel::LP64)?, KleeOutcome::Unknown(r) if r.contains("concretised")));
+        std::fs::write(
+            dir.path().join("warnings.txt"),
+            "KLEE: WARNING ONCE: silently concretizing (reason: external call) expression\n",
+        )?;
+        assert!(
+            matches!(read_output_dir(dir.path(), DataModel::LP64)?, KleeOutcome::Unknown(r) if r.contains("concretised"))
+        );
         Ok(())
     }
 
     #[test]
     fn pipeline_argv() -> Result<(), AdapterError> {
         let tools = KleeTools::from_config(&super::super::Tool::Klee.builtin_config()?)?;
-        let p = pipeline(&tools, Path::new("h.c"), Path::new("p.c"), Path::new("w"), Path::new("w/klee-out"), DataModel::LP64, 30);
+        let p = pipeline(
+            &tools,
+            Path::new("h.c"),
+            Path::new("p.c"),
+            Path::new("w"),
+            Path::new("w/klee-out"),
+            DataModel::LP64,
+            30,
+        );
         assert_eq!(
             p.run.argv_lossy(),
-            ["klee", "--max-time=30s", "--output-dir=w/klee-out", "--exit-on-error-type=ReportError", "w/linked.bc"]
+            [
+                "klee",
+                "--max-time=30s",
+                "--output-dir=w/klee-out",
+                "--exit-on-error-type=ReportError",
+                "w/linked.bc"
+            ]
         );
-        assert_eq!(p.link.argv_lossy(), ["llvm-link", "w/prog.bc", "w/harness.bc", "-o", "w/linked.bc"]);
+        assert_eq!(
+            p.link.argv_lossy(),
+            [
+                "llvm-link",
+                "w/prog.bc",
+                "w/harness.bc",
+                "-o",
+                "w/linked.bc"
+            ]
+        );
         let c = p.compile_program.argv_lossy();
         assert_eq!(&c[..4], ["clang", "-emit-llvm", "-c", "-g"]);
-        assert!(c.contains(&"-DBATON_LONG_BYTES=8".to_string()) && c.contains(&"-finstrument-functions".to_string()));
+        assert!(
+            c.contains(&"-DBATON_LONG_BYTES=8".to_string())
+                && c.contains(&"-finstrument-functions".to_string())
+        );
         assert!(HARNESS_C.contains("klee_make_symbolic"));
         Ok(())
     }

@@ -235,7 +235,9 @@ mod tests {
     #[test]
     fn config_errors_name_the_problem() {
         let err = ToolConfig::parse("tool: x\nexecutables: {}\nversion_command: []\n", "t.yaml");
-        assert!(matches!(err, Err(AdapterError::Config { ref message, .. }) if message.contains("version_command")));
+        assert!(
+            matches!(err, Err(AdapterError::Config { ref message, .. }) if message.contains("version_command"))
+        );
         let err = ToolConfig::parse("tool: x\nbogus: 1\n", "t.yaml");
         assert!(matches!(err, Err(AdapterError::Config { ref origin, .. }) if origin == "t.yaml"));
     }
