@@ -33,6 +33,10 @@ fn check(tools: &CbmcTools, name: &str, model: DataModel, unwind: u32) -> CbmcOu
     if let Some(failure) = cbmc::step_failure("goto-instrument", code, &out, &err) {
         return failure;
     }
+    let (code, out, err) = run(&p.instrument_nondet);
+    if let Some(failure) = cbmc::step_failure("goto-instrument", code, &out, &err) {
+        return failure;
+    }
     let (code, out, _) = run(&p.verify);
     cbmc::parse_output(&out, code, unwind)
 }
@@ -89,6 +93,13 @@ fn real_cbmc_runs() {
             );
         }
         other => panic!("types_ilp32: {other:?}"),
+    }
+    match check(&tools, "assign_forms", DataModel::ILP32, 5) {
+        CbmcOutcome::Violation { nondet_values, .. } => {
+            assert_eq!(nondet_values.len(), 4, "{nondet_values:?}");
+            assert_eq!(nondet_values[..2], [5, 65535]);
+        }
+        other => panic!("assign_forms: {other:?}"),
     }
     assert!(matches!(
         check(&tools, "syntax_error", DataModel::ILP32, 5),

@@ -187,6 +187,25 @@ pub enum NondetKind {
     ULongLong,
 }
 
+/// Every `__VERIFIER_nondet_<suffix>` the harnesses define (integer types only).
+pub const NONDET_SUFFIXES: [&str; 15] = [
+    "bool",
+    "char",
+    "schar",
+    "uchar",
+    "short",
+    "ushort",
+    "int",
+    "uint",
+    "unsigned",
+    "long",
+    "ulong",
+    "longlong",
+    "ulonglong",
+    "size_t",
+    "sizet",
+];
+
 impl NondetKind {
     /// The kind for a `__VERIFIER_nondet_<suffix>` function, if the harness defines it.
     pub fn from_suffix(suffix: &str) -> Option<NondetKind> {
@@ -347,6 +366,14 @@ pub fn decode_nondet_log(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_suffix_has_a_kind() {
+        for suffix in NONDET_SUFFIXES {
+            assert!(NondetKind::from_suffix(suffix).is_some(), "{suffix}");
+        }
+        assert!(NondetKind::from_suffix("float").is_none());
+    }
 
     #[test]
     fn decode_input_fields() {

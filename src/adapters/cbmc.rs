@@ -1,12 +1,16 @@
-//! CBMC adapter: the three command lines of the pipeline and the interpretation of CBMC's JSON.
+//! CBMC adapter: the four command lines of the pipeline and the interpretation of CBMC's JSON.
 //!
 //! Pipeline (checked against CBMC 6.6.0, Debian trixie's package):
-//! 1. `goto-cc -m32|-m64 -D__VERIFIER_error=__baton_VERIFIER_error prog.c -o prog.gb`
+//! 1. `goto-cc -m32|-m64 -D__VERIFIER_error=__baton_VERIFIER_error
+//!    -D__VERIFIER_nondet_<t>=__baton_nondet_<t> ... prog.c -o prog.gb` (one `-D` per integer
+//!    nondet function, see [`NONDET_SUFFIXES`])
 //! 2. `goto-instrument --remove-function-body reach_error
 //!    --remove-function-body __baton_VERIFIER_error
 //!    --generate-function-body '^(reach_error|__baton_VERIFIER_error)$'
-//!    --generate-function-body-options assert-false prog.gb prog.instrumented.gb`
-//! 3. `cbmc --no-standard-checks --unwind K --unwinding-assertions --json-ui
+//!    --generate-function-body-options assert-false prog.gb prog.errors.gb`
+//! 3. `goto-instrument --generate-function-body '^__baton_nondet_[a-z_0-9]+$'
+//!    --generate-function-body-options nondet-return prog.errors.gb prog.instrumented.gb`
+//! 4. `cbmc --no-standard-checks --unwind K --unwinding-assertions --json-ui
 //!    prog.instrumented.gb`
 //!
 //! Why so: the error functions get a body `assert(false)` whether the program defines them (SV-COMP
@@ -14,10 +18,18 @@
 //! CBMC would keep the program's empty body) or only declares them. `__VERIFIER_error` is renamed
 //! by the preprocessor because CBMC's C front end turns a call to `__VERIFIER_error` into a plain
 //! `assert(0)` in the *caller* (property `main.assertion.1`, description "assertion"), which cannot
-//! be told apart from the program's own assertions. `--no-standard-checks` (exists in 6.6.0)
-//! switches off the default memory/overflow checks, which are not the reach-error property;
-//! `--no-built-in-assertions` is *not* used: it would also drop the generated assertion.
+//! be told apart from the program's own assertions. The nondet functions are renamed for a similar
+//! reason: CBMC treats `__VERIFIER_nondet_*` as built-ins, and for `x = __VERIFIER_nondet_int();`
+//! the trace only shows an assignment to `x` (for `int x = ...` a `return_value___VERIFIER_nondet_int`
+//! temporary appears), so the calls cannot be found reliably. Renamed, they are ordinary functions
+//! with a generated `return nondet;` body: every call shows as a `function-call` step followed by
+//! an assignment to `goto_symex$$return_value$$__baton_nondet_<t>`.
+//! `--no-standard-checks` (exists in 6.6.0) switches off the default memory/overflow checks, which
+//! are not the reach-error property; `--no-built-in-assertions` is *not* used: it would also drop
+//! the generated assertion. Failures of other properties (the program's own assertions, CBMC's
+//! `no-body` checks for functions without body) are not the reach-error property and are ignored.
 
+use super::afl::NONDET_SUFFIXES;
 use super::{find_executable, AdapterError, CommandLine, ToolConfig};
 use crate::cfa::types::DataModel;
 use serde_json::Value;
@@ -25,6 +37,9 @@ use std::path::{Path, PathBuf};
 
 /// The name `__VERIFIER_error` gets in the goto program (see the module documentation).
 pub const RENAMED_VERIFIER_ERROR: &str = "__baton_VERIFIER_error";
+
+/// The prefix the nondet functions get in the goto program (see the module documentation).
+pub const RENAMED_NONDET_PREFIX: &str = "__baton_nondet_";
 
 /// The properties whose failure means the error function is reachable.
 pub const TARGET_PROPERTIES: [&str; 2] = [
@@ -77,6 +92,8 @@ pub struct CbmcPipeline {
     pub compile: CommandLine,
     /// `goto-instrument`: error functions become `assert(false)`.
     pub instrument: CommandLine,
+    /// `goto-instrument`: the renamed nondet functions get a `return nondet;` body.
+    pub instrument_nondet: CommandLine,
     /// `cbmc`: the check, JSON on standard output.
     pub verify: CommandLine,
     /// The loop/recursion bound used.
@@ -92,13 +109,17 @@ pub fn pipeline(
     unwind: u32,
 ) -> CbmcPipeline {
     let goto = work_dir.join("prog.gb");
+    let errors = work_dir.join("prog.errors.gb");
     let instrumented = work_dir.join("prog.instrumented.gb");
-    let compile = CommandLine::new(&tools.goto_cc)
+    let mut compile = CommandLine::new(&tools.goto_cc)
         .arg(model.gcc_flag())
-        .arg(format!("-D__VERIFIER_error={RENAMED_VERIFIER_ERROR}"))
-        .arg(program)
-        .arg("-o")
-        .arg(&goto);
+        .arg(format!("-D__VERIFIER_error={RENAMED_VERIFIER_ERROR}"));
+    for suffix in NONDET_SUFFIXES {
+        compile = compile.arg(format!(
+            "-D__VERIFIER_nondet_{suffix}={RENAMED_NONDET_PREFIX}{suffix}"
+        ));
+    }
+    let compile = compile.arg(program).arg("-o").arg(&goto);
     let instrument = CommandLine::new(&tools.goto_instrument)
         .arg("--remove-function-body")
         .arg("reach_error")
@@ -109,6 +130,13 @@ pub fn pipeline(
         .arg("--generate-function-body-options")
         .arg("assert-false")
         .arg(&goto)
+        .arg(&errors);
+    let instrument_nondet = CommandLine::new(&tools.goto_instrument)
+        .arg("--generate-function-body")
+        .arg(format!("^{RENAMED_NONDET_PREFIX}[a-z_0-9]+$"))
+        .arg("--generate-function-body-options")
+        .arg("nondet-return")
+        .arg(&errors)
         .arg(&instrumented);
     let verify = CommandLine::new(&tools.cbmc)
         .arg("--no-standard-checks")
@@ -120,6 +148,7 @@ pub fn pipeline(
     CbmcPipeline {
         compile,
         instrument,
+        instrument_nondet,
         verify,
         unwind,
     }
@@ -300,28 +329,56 @@ fn is_unwinding_property(property: &str) -> bool {
     property.contains(".unwind.") || property.ends_with(".recursion")
 }
 
-/// The visible assignments to `return_value___VERIFIER_nondet_*` in trace order. (CBMC also
-/// emits hidden zero-initialisations of the same variables at their declaration; they are not
-/// values the program read.)
+/// The values returned by the calls of the renamed nondet functions, in trace order: each
+/// `function-call` step of `__baton_nondet_<t>` must be followed, before its `function-return`,
+/// by a visible assignment to `goto_symex$$return_value$$__baton_nondet_<t>`.
 fn nondet_values(trace: &[Value]) -> Result<Vec<i128>, String> {
     let mut values = Vec::new();
+    // Open nondet calls: (function, whether its return value was seen).
+    let mut open: Vec<(String, bool)> = Vec::new();
     for (index, step) in trace.iter().enumerate() {
-        if step.get("stepType").and_then(Value::as_str) != Some("assignment") {
-            continue;
+        let step_type = step.get("stepType").and_then(Value::as_str);
+        let function = step
+            .get("function")
+            .and_then(|f| f.get("identifier"))
+            .and_then(Value::as_str);
+        match (step_type, function) {
+            (Some("function-call"), Some(f)) if f.starts_with(RENAMED_NONDET_PREFIX) => {
+                open.push((f.to_string(), false));
+            }
+            (Some("function-return"), Some(f)) if f.starts_with(RENAMED_NONDET_PREFIX) => {
+                match open.pop() {
+                    Some((g, true)) if g == f => {}
+                    Some((g, false)) if g == f => {
+                        return Err(format!("step {index}: call of {f} returned no value"))
+                    }
+                    _ => return Err(format!("step {index}: unmatched return from {f}")),
+                }
+            }
+            (Some("assignment"), _) => {
+                let Some(lhs) = step.get("lhs").and_then(Value::as_str) else {
+                    continue;
+                };
+                let Some(f) = lhs.strip_prefix("goto_symex$$return_value$$") else {
+                    continue;
+                };
+                if step.get("hidden").and_then(Value::as_bool) != Some(false) {
+                    continue;
+                }
+                if let Some((g, seen)) = open.last_mut() {
+                    if g == f && !*seen {
+                        let value = step
+                            .get("value")
+                            .ok_or_else(|| format!("step {index} ({lhs}) has no value"))?;
+                        values.push(
+                            trace_value(value).map_err(|e| format!("step {index} ({lhs}): {e}"))?,
+                        );
+                        *seen = true;
+                    }
+                }
+            }
+            _ => {}
         }
-        if step.get("hidden").and_then(Value::as_bool) != Some(false) {
-            continue;
-        }
-        let Some(lhs) = step.get("lhs").and_then(Value::as_str) else {
-            continue;
-        };
-        if !lhs.starts_with("return_value___VERIFIER_nondet_") {
-            continue;
-        }
-        let value = step
-            .get("value")
-            .ok_or_else(|| format!("step {index} ({lhs}) has no value"))?;
-        values.push(trace_value(value).map_err(|e| format!("step {index} ({lhs}): {e}"))?);
     }
     Ok(values)
 }
@@ -421,7 +478,7 @@ mod tests {
             parse_output(&recorded("verifier_error"), Some(10), 5),
             CbmcOutcome::Violation {
                 property: "__baton_VERIFIER_error.assertion.1".into(),
-                nondet_values: vec![2329772368531026934, 4000000000],
+                nondet_values: vec![2323821827744320499, 4000000000],
             }
         );
     }
@@ -435,6 +492,32 @@ mod tests {
                 nondet_values: vec![1, -100, -30000, 4294967295, -5000000000],
             }
         );
+    }
+
+    #[test]
+    fn nondet_calls_in_every_assignment_form() {
+        match parse_output(&recorded("assign_forms"), Some(10), 5) {
+            CbmcOutcome::Violation { nondet_values, .. } => {
+                assert_eq!(nondet_values.len(), 4, "{nondet_values:?}");
+                assert_eq!(nondet_values[..2], [5, 65535]);
+                let sum = (nondet_values[2] as i32).wrapping_add(nondet_values[3] as i32);
+                assert_eq!(sum, -3);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn nondet_call_without_value_is_an_error() {
+        let call = |kind: &str| serde_json::json!({"stepType": kind, "hidden": false, "function": {"identifier": "__baton_nondet_int"}});
+        let trace = vec![call("function-call"), call("function-return")];
+        assert!(nondet_values(&trace).is_err());
+        let assign = serde_json::json!({"stepType": "assignment", "hidden": false,
+            "lhs": "goto_symex$$return_value$$__baton_nondet_int",
+            "value": {"binary": "11111111111111111111111111111101", "data": "-3", "type": "signed int"}});
+        let trace = vec![call("function-call"), assign, call("function-return")];
+        assert_eq!(nondet_values(&trace), Ok(vec![-3]));
+        assert!(nondet_values(&[call("function-return")]).is_err());
     }
 
     #[test]
@@ -536,17 +619,16 @@ mod tests {
             DataModel::ILP32,
             7,
         );
+        let compile = p.compile.argv_lossy();
         assert_eq!(
-            p.compile.argv_lossy(),
+            compile[..3],
             [
                 "goto-cc",
                 "-m32",
-                "-D__VERIFIER_error=__baton_VERIFIER_error",
-                "p.c",
-                "-o",
-                "/w/prog.gb"
+                "-D__VERIFIER_error=__baton_VERIFIER_error"
             ]
         );
+        assert_eq!(compile[compile.len() - 3..], ["p.c", "-o", "/w/prog.gb"]);
         assert_eq!(
             p.verify.argv_lossy(),
             [
@@ -559,6 +641,23 @@ mod tests {
                 "/w/prog.instrumented.gb"
             ]
         );
+        assert_eq!(p.compile.args.len(), 5 + NONDET_SUFFIXES.len());
+        assert!(p
+            .compile
+            .argv_lossy()
+            .contains(&"-D__VERIFIER_nondet_int=__baton_nondet_int".to_string()));
         assert_eq!(p.instrument.args.len(), 10);
+        assert_eq!(
+            p.instrument_nondet.argv_lossy(),
+            [
+                "goto-instrument",
+                "--generate-function-body",
+                "^__baton_nondet_[a-z_0-9]+$",
+                "--generate-function-body-options",
+                "nondet-return",
+                "/w/prog.errors.gb",
+                "/w/prog.instrumented.gb"
+            ]
+        );
     }
 }
