@@ -20,11 +20,15 @@ fn run(cmd: &CommandLine) -> (Option<i32>, String, String) {
 }
 
 fn check(tools: &CbmcTools, name: &str, model: DataModel, unwind: u32) -> CbmcOutcome {
-    let work = tempfile::tempdir().expect("tempdir");
     let program = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/cbmc")
         .join(format!("{name}.c"));
-    let p = cbmc::pipeline(tools, &program, work.path(), model, unwind);
+    check_file(tools, &program, model, unwind)
+}
+
+fn check_file(tools: &CbmcTools, program: &Path, model: DataModel, unwind: u32) -> CbmcOutcome {
+    let work = tempfile::tempdir().expect("tempdir");
+    let p = cbmc::pipeline(tools, program, work.path(), model, unwind);
     let (code, out, err) = run(&p.compile);
     if let Some(failure) = cbmc::step_failure("goto-cc", code, &out, &err) {
         return failure;
@@ -105,4 +109,62 @@ fn real_cbmc_runs() {
         check(&tools, "syntax_error", DataModel::ILP32, 5),
         CbmcOutcome::Error(m) if m.starts_with("goto-cc failed")
     ));
+}
+
+#[derive(serde::Deserialize)]
+struct TaskYml {
+    input_files: String,
+    options: TaskOptions,
+}
+
+#[derive(serde::Deserialize)]
+struct TaskOptions {
+    data_model: String,
+}
+
+/// CBMC on three sv-benchmarks tasks with known verdicts (read from `BATON_SV_BENCHMARKS`):
+/// a true task CBMC proves, a true task it only bounds, a false one it finds.
+#[test]
+fn real_cbmc_on_sv_benchmarks() {
+    let Some(root) = std::env::var_os("BATON_SV_BENCHMARKS") else {
+        eprintln!("skipping: BATON_SV_BENCHMARKS is not set");
+        return;
+    };
+    let config = Tool::Cbmc.builtin_config().expect("config");
+    let Some(tools) = CbmcTools::locate(&config).expect("config roles") else {
+        eprintln!(
+            "skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)"
+        );
+        return;
+    };
+    let root = Path::new(&root);
+    let tasks = [
+        ("c/ntdrivers-simplified/kbfiltr_simpl1.cil.yml", "safe"),
+        ("c/systemc/token_ring.01.cil-1.yml", "bounded"),
+        ("c/systemc/transmitter.01.cil.yml", "violation"),
+    ];
+    for (yml, expected) in tasks {
+        let yml_path = root.join(yml);
+        let text = std::fs::read_to_string(&yml_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", yml_path.display()));
+        let task: TaskYml = serde_norway::from_str(&text).expect("task yml");
+        let model = if task.options.data_model == "LP64" {
+            DataModel::LP64
+        } else {
+            DataModel::ILP32
+        };
+        let program = yml_path
+            .parent()
+            .expect("yml has a folder")
+            .join(&task.input_files);
+        let outcome = check_file(&tools, &program, model, 3);
+        let ok = match expected {
+            "safe" => outcome == CbmcOutcome::Safe,
+            "bounded" => outcome == CbmcOutcome::SafeWithinBound { unwind: 3 },
+            _ => {
+                matches!(&outcome, CbmcOutcome::Violation { nondet_values, .. } if !nondet_values.is_empty())
+            }
+        };
+        assert!(ok, "{yml}: expected {expected}, got {outcome:?}");
+    }
 }
