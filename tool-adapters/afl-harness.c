@@ -5,7 +5,10 @@
  * -finstrument-functions:
  *   - __VERIFIER_nondet_<type>() reads the little-endian bytes of that type's size (in the
  *     task's data model: BATON_LONG_BYTES is 4 for ILP32 and 8 for LP64) from stdin, 0 after
- *     the end of the input;
+ *     the end of the input; after BATON_READS_PAST_END such zero reads the run exits quietly
+ *     (status 0), because reactive programs (`while (1)` schedulers that read a nondet per
+ *     round) would otherwise spin forever on exhausted input and AFL++ rejects a seed that
+ *     times out;
  *   - __VERIFIER_assume(c) exits quietly (status 0) when c is false;
  *   - entering reach_error or __VERIFIER_error (whether the program defines them, possibly with
  *     an empty body, or only declares them) raises SIGABRT, which AFL++ records as a crash;
@@ -31,7 +34,12 @@
 #define BATON_HARNESS __attribute__((no_instrument_function))
 #define BATON_WEAK __attribute__((weak, no_instrument_function))
 
+#ifndef BATON_READS_PAST_END
+#define BATON_READS_PAST_END 1024
+#endif
+
 static int baton_log_fd = -2;
+static unsigned baton_reads_past_end = 0;
 
 BATON_HARNESS static int baton_log(void) {
   if (baton_log_fd == -2) {
@@ -57,7 +65,12 @@ BATON_HARNESS static void baton_log_line(const char *text) {
 BATON_HARNESS static unsigned long long baton_read(unsigned size) {
   unsigned char buf[8] = {0};
   size_t got = fread(buf, 1, size, stdin);
-  (void)got;
+  if (got < size) {
+    if (baton_reads_past_end >= BATON_READS_PAST_END) {
+      _exit(0);
+    }
+    baton_reads_past_end++;
+  }
   unsigned long long v = 0;
   for (unsigned i = 0; i < size; i++) {
     v |= (unsigned long long)buf[i] << (8 * i);

@@ -2,7 +2,8 @@
 //!
 //! The harness ([`HARNESS_C`], file `tool-adapters/afl-harness.c`) turns every
 //! `__VERIFIER_nondet_<type>()` into a read of that type's size in little-endian bytes from
-//! standard input and makes entering `reach_error`/`__VERIFIER_error` raise SIGABRT (through
+//! standard input (0 after the end of the input; after 1024 such reads the run exits quietly, so
+//! reactive `while (1)` programs do not spin forever on exhausted input) and makes entering `reach_error`/`__VERIFIER_error` raise SIGABRT (through
 //! `-finstrument-functions`, so programs that define an empty `reach_error(){}` are caught too).
 //!
 //! Data models: Debian's AFL++ 4.04c has no 32-bit runtime (`afl-clang-fast -m32` stops with
@@ -284,7 +285,8 @@ impl NondetKind {
 }
 
 /// Decodes an input the way the harness reads it, for a known sequence of nondet calls:
-/// consecutive little-endian fields, 0 after the end of the input.
+/// consecutive little-endian fields, 0 after the end of the input (the harness ends the run
+/// after 1024 reads past the end; callers pass the sequence the run actually consumed).
 pub fn decode_input(bytes: &[u8], kinds: &[NondetKind], model: DataModel) -> Vec<i128> {
     let mut offset = 0usize;
     kinds
