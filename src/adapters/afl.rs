@@ -96,7 +96,8 @@ pub fn seed_input() -> Vec<u8> {
 
 /// `afl-fuzz -c 0 -i <in> -o <out> -V <seconds> -- <binary>` with the configured environment
 /// (`AFL_BENCH_UNTIL_CRASH=1 AFL_NO_UI=1 ...`): stops at the first crash or after `seconds`.
-/// afl-fuzz exits 0 either way; look at [`crash_inputs`].
+/// afl-fuzz exits 0 either way; look at [`crash_inputs`]. `output_dir` must not exist yet (an
+/// existing one makes afl-fuzz refuse to start or resume an old session).
 pub fn fuzz_command(
     tools: &AflTools,
     config: &ToolConfig,
