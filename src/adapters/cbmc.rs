@@ -421,7 +421,7 @@ fn parse_c_integer_literal(text: &str) -> Option<i128> {
 }
 
 fn parse_binary(bits: &str, signed: bool) -> Option<i128> {
-    if bits.is_empty() || bits.len() > 127 || !bits.bytes().all(|b| b == b'0' || b == b'1') {
+    if bits.is_empty() || bits.len() > 64 || !bits.bytes().all(|b| b == b'0' || b == b'1') {
         return None;
     }
     let raw = u128::from_str_radix(bits, 2).ok()?;
@@ -597,6 +597,9 @@ mod tests {
         assert_eq!(parse_c_integer_literal("u"), None);
         assert_eq!(parse_binary("11111001", true), Some(-7));
         assert_eq!(parse_binary("11111001", false), Some(249));
+        assert_eq!(parse_binary(&"1".repeat(64), true), Some(-1));
+        assert_eq!(parse_binary(&"1".repeat(127), true), None);
+        assert_eq!(parse_binary("102", false), None);
         let v: Value = serde_json::json!({"binary": "1111", "data": "x", "type": "unsigned char"});
         assert_eq!(trace_value(&v), Ok(15));
         let v: Value = serde_json::json!({"binary": "1111", "data": "x", "type": "struct s"});
