@@ -43,6 +43,8 @@ fi
 if [ -x "$PREFIX/bin/cbmc" ] && "$PREFIX/bin/cbmc" --version >/dev/null 2>&1; then
     say "CBMC already installed in $PREFIX ($("$PREFIX/bin/cbmc" --version))"
 else
+    # Start from a clean unpack (a previous attempt may have left other versions behind).
+    rm -rf "$ROOT" "$APTDIR/debs"
     mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$APTDIR/debs" "$ROOT" "$PREFIX/bin"
     : > "$APTDIR/status"
     # apt drops privileges to _apt for downloads; let it write the download directory.

@@ -100,7 +100,8 @@ pub struct CbmcPipeline {
     pub unwind: u32,
 }
 
-/// Builds the pipeline for `program`; intermediate goto binaries go to `work_dir`.
+/// Builds the pipeline for `program`; intermediate goto binaries go to `work_dir` (one directory
+/// per run: the file names are fixed).
 pub fn pipeline(
     tools: &CbmcTools,
     program: &Path,

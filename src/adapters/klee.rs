@@ -98,7 +98,8 @@ fn bitcode_command(clang: &Path, source: &Path, output: &Path, model: DataModel)
         .arg(output)
 }
 
-/// Builds the pipeline; bitcode goes to `work_dir`, KLEE's results to `output_dir`.
+/// Builds the pipeline; bitcode goes to `work_dir` (one directory per run: the file names are
+/// fixed), KLEE's results to `output_dir`.
 pub fn pipeline(
     tools: &KleeTools,
     harness: &Path,
