@@ -4,6 +4,7 @@
 //! verified as a condition automaton, the reducer cuts that part out of the program, and the
 //! next stage sees only the residual program.
 
+pub mod adapters;
 pub mod analyses;
 pub mod cfa;
 pub mod condition;
