@@ -5,6 +5,7 @@
 //! next stage sees only the residual program.
 
 pub mod analyses;
+pub mod bench;
 pub mod cfa;
 pub mod condition;
 pub mod cpa;
