@@ -365,17 +365,35 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
 fn bench(a: BenchArgs) -> Result<(), Failure> {
     use baton::bench;
     let request = bench::BenchRequest {
-        definition: a.definition, tasks: a.tasks, manifest: a.manifest, table: a.table, set: a.set,
-        runs: a.runs, timelimit: a.timelimit, hardtimelimit: a.hardtimelimit, memlimit: a.memlimit,
+        definition: a.definition,
+        tasks: a.tasks,
+        manifest: a.manifest,
+        table: a.table,
+        set: a.set,
+        runs: a.runs,
+        timelimit: a.timelimit,
+        hardtimelimit: a.hardtimelimit,
+        memlimit: a.memlimit,
         name: a.name,
     };
     let benchmark = bench::prepare(&request).map_err(Failure::input)?;
     benchmark.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let executable = std::env::current_exe().map_err(Failure::other)?;
-    let options = bench::BenchOptions { jobs, output_dir: a.output_dir, executable };
+    let options = bench::BenchOptions {
+        jobs,
+        output_dir: a.output_dir,
+        executable,
+    };
     let outcome = bench::run_benchmark(&benchmark, &options).map_err(Failure::other)?;
-    println!("{} runs performed, {} resumed from {}", outcome.executed, outcome.resumed, options.output_dir.display());
+    println!(
+        "{} runs performed, {} resumed from {}",
+        outcome.executed,
+        outcome.resumed,
+        options.output_dir.display()
+    );
     print!("{}", outcome.summary);
     Ok(())
 }

@@ -25,8 +25,7 @@ pub fn push_unique(out: &mut Vec<PathBuf>, items: impl IntoIterator<Item = PathB
 /// Tasks of the shared benchmark manifest (`paper_table,paper_name,task_yml,…`; `task_yml`
 /// relative to the manifest's folder), restricted to a paper table (`II` also selects `II+III`).
 pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathBuf>, BenchError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
     let file = path.display().to_string();
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
@@ -102,8 +101,7 @@ fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
 /// Tasks of an sv-benchmarks `.set` file: one glob pattern per line relative to the set file,
 /// `#` starts a comment. Patterns that match nothing are reported in `warnings`.
 pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, BenchError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -143,11 +141,7 @@ pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(x) => current.push(x),
-                        None => {
-                            return Err(BenchError::Invalid(format!(
-                                "unclosed ' in `{text}`"
-                            )))
-                        }
+                        None => return Err(BenchError::Invalid(format!("unclosed ' in `{text}`"))),
                     }
                 }
             }
@@ -161,11 +155,7 @@ pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
                             None => break,
                         },
                         Some(x) => current.push(x),
-                        None => {
-                            return Err(BenchError::Invalid(format!(
-                                "unclosed \" in `{text}`"
-                            )))
-                        }
+                        None => return Err(BenchError::Invalid(format!("unclosed \" in `{text}`"))),
                     }
                 }
             }
@@ -262,10 +252,7 @@ pub(crate) struct Element {
 
 impl Element {
     pub(crate) fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 }
 
@@ -437,8 +424,7 @@ fn tasks_of(
         let pattern = child.text.trim();
         match child.name.as_str() {
             "include" | "exclude" => {
-                let found =
-                    expand_glob(dir, pattern).map_err(|message| malformed(child.line, message))?;
+                let found = expand_glob(dir, pattern).map_err(|message| malformed(child.line, message))?;
                 if found.is_empty() {
                     warnings.push(format!(
                         "{file}:{}: pattern `{pattern}` matches no file",
@@ -518,9 +504,11 @@ pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
         limits.memory = Some(parse_memory(m).map_err(at(root.line))?);
     }
     if let Some(c) = root.attr("cpuCores") {
-        limits.cpu_cores = Some(c.trim().parse().map_err(|_| {
-            malformed(root.line, format!("cpuCores `{c}` is not a number"))
-        })?);
+        limits.cpu_cores = Some(
+            c.trim()
+                .parse()
+                .map_err(|_| malformed(root.line, format!("cpuCores `{c}` is not a number")))?,
+        );
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     let global_options = options_of(&root, &file)?;

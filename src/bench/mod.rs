@@ -178,7 +178,9 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
     for text in &request.runs {
         let (name, args) = parse_run_definition(text)?;
         if bench.run_definitions.iter().any(|r| r.name == name) {
-            return Err(BenchError::Invalid(format!("run definition `{name}` given twice")));
+            return Err(BenchError::Invalid(format!(
+                "run definition `{name}` given twice"
+            )));
         }
         bench.run_definitions.push(RunDefinition {
             name,

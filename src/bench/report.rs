@@ -97,10 +97,7 @@ pub fn short_task_name(task: &str) -> String {
 
 /// Date and time of a moment in UTC: (`YYYY-MM-DD`, `HH:MM:SS`).
 fn utc_parts(t: SystemTime) -> (String, String) {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -153,9 +150,7 @@ fn systeminfo() -> String {
         read("/proc/sys/kernel/ostype"),
         read("/proc/sys/kernel/osrelease")
     );
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let model = proc_field("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".into());
     let ram = proc_field("/proc/meminfo", "MemTotal")
         .and_then(|v| v.trim_end_matches("kB").trim().parse::<u64>().ok())

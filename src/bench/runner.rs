@@ -85,7 +85,13 @@ fn log_name(task: &Path) -> String {
     let short = report::short_task_name(&task.display().to_string());
     let safe: String = short
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '.' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '.'
+            }
+        })
         .collect();
     format!("{safe}.log")
 }
@@ -269,9 +275,7 @@ impl Recorder<'_> {
     }
 
     fn write_csv(&self) -> Result<(), BenchError> {
-        let all: Vec<&RunResult> = (0..self.results.len())
-            .flat_map(|i| self.ordered(i))
-            .collect();
+        let all: Vec<&RunResult> = (0..self.results.len()).flat_map(|i| self.ordered(i)).collect();
         write_atomic(&self.dir.join(RESULTS_CSV), &report::results_csv(&all))
     }
 
@@ -304,9 +308,9 @@ impl Progress {
     fn new(total: usize) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(total as u64);
-            if let Ok(style) = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}",
-            ) {
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}")
+            {
                 bar.set_style(style);
             }
             bar
@@ -386,8 +390,8 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     for rd in &bench.run_definitions {
         for t in &rd.tasks {
             if !expected.contains_key(t) {
-                let task = Task::load(t, Default::default())
-                    .map_err(|e| BenchError::Invalid(e.to_string()))?;
+                let task =
+                    Task::load(t, Default::default()).map_err(|e| BenchError::Invalid(e.to_string()))?;
                 expected.insert(t.clone(), task.expected);
             }
         }
@@ -525,7 +529,16 @@ mod tests {
             .collect();
         let fixed = absolutize(&args, dir.path());
         let abs = dir.path().join("flow.yaml").display().to_string();
-        assert_eq!(fixed, vec!["run".to_string(), abs.clone(), format!("--x={abs}"), "--y".into(), "nothing".into()]);
+        assert_eq!(
+            fixed,
+            vec![
+                "run".to_string(),
+                abs.clone(),
+                format!("--x={abs}"),
+                "--y".into(),
+                "nothing".into()
+            ]
+        );
         assert_eq!(log_name(Path::new("/a/b c/d.yml")), "b.c.d.yml.log");
     }
 
@@ -548,7 +561,10 @@ mod tests {
             started: String::new(),
             log: None,
         };
-        judge(&mut r, "{\"verdict\": \"false(unreach-call)\", \"reason\": \"cex\"}");
+        judge(
+            &mut r,
+            "{\"verdict\": \"false(unreach-call)\", \"reason\": \"cex\"}",
+        );
         assert_eq!((r.category, r.score), (Category::Wrong, -16));
         judge(&mut r, "not json");
         assert_eq!(r.status, "ERROR (invalid output)");

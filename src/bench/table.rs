@@ -64,13 +64,7 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
             }
         }
         for (name, results) in per_rd {
-            columns.push((
-                origin.clone(),
-                Column {
-                    label: name,
-                    results,
-                },
-            ));
+            columns.push((origin.clone(), Column { label: name, results }));
         }
     }
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -90,8 +84,8 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
 
 /// Reads a BenchExec result XML (ours or BenchExec's own).
 fn read_result_xml(path: &Path) -> Result<Vec<RunResult>, BenchError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| BenchError::io(path, "cannot read result file", e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read result file", e))?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "result")?;
     let rd_name = root
@@ -220,11 +214,7 @@ pub fn render_text(columns: &[Column]) -> String {
         .collect();
     let mut out = String::new();
     for row in &rows {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
+        let line: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
     }
     out.push('\n');
@@ -277,11 +267,7 @@ impl LogAxis {
         let mut e = self.lo.log10().round() as i32;
         while 10f64.powi(e) <= self.hi * 1.0001 {
             let v = 10f64.powi(e);
-            let label = if e >= 0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v}")
-            };
+            let label = if e >= 0 { format!("{v:.0}") } else { format!("{v}") };
             out.push((v, label));
             e += 1;
         }
@@ -339,7 +325,11 @@ fn quantile_svg(columns: &[Column]) -> String {
             .map(|(i, v)| format!("{:.1},{:.1}", x(i + 1), y.pos(*v)))
             .collect();
         if !points.is_empty() {
-            let _ = writeln!(svg, "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>", points.join(" "));
+            let _ = writeln!(
+                svg,
+                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+                points.join(" ")
+            );
         }
         let _ = writeln!(
             svg,
@@ -371,7 +361,12 @@ fn scatter_svg(a: &Column, b: &Column) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" font-size=\"11\">\n"
     );
     let bottom = ya.p0;
-    let _ = writeln!(svg, "<rect x=\"{margin}\" y=\"20\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>", end - margin, bottom - 20.0);
+    let _ = writeln!(
+        svg,
+        "<rect x=\"{margin}\" y=\"20\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>",
+        end - margin,
+        bottom - 20.0
+    );
     for (v, label) in xa.ticks() {
         let px = xa.pos(v);
         let py = ya.pos(v);
@@ -382,7 +377,13 @@ fn scatter_svg(a: &Column, b: &Column) -> String {
     for (ra, rb) in &pairs {
         let both = ra.category == Category::Correct && rb.category == Category::Correct;
         let wrong = ra.category == Category::Wrong || rb.category == Category::Wrong;
-        let color = if wrong { "#d62728" } else if both { "#1f77b4" } else { "#aaa" };
+        let color = if wrong {
+            "#d62728"
+        } else if both {
+            "#1f77b4"
+        } else {
+            "#aaa"
+        };
         let _ = writeln!(
             svg,
             "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"><title>{}</title></circle>",
@@ -391,7 +392,13 @@ fn scatter_svg(a: &Column, b: &Column) -> String {
             escape(ra.task_short().as_str())
         );
     }
-    let _ = writeln!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} CPU time (s)</text>", (margin + end) / 2.0, size - 8.0, escape(a.label.as_str()));
+    let _ = writeln!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} CPU time (s)</text>",
+        (margin + end) / 2.0,
+        size - 8.0,
+        escape(a.label.as_str())
+    );
     let _ = writeln!(svg, "<text x=\"14\" y=\"{m}\" transform=\"rotate(-90 14 {m})\" text-anchor=\"middle\">{} CPU time (s)</text>", escape(b.label.as_str()), m = (20.0 + bottom) / 2.0);
     svg.push_str("</svg>\n");
     svg
