@@ -395,6 +395,12 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         options.output_dir.display()
     );
     print!("{}", outcome.summary);
+    if outcome.skipped > 0 {
+        return Err(Failure::other(format!(
+            "interrupted: {} runs not performed",
+            outcome.skipped
+        )));
+    }
     Ok(())
 }
 

@@ -7,9 +7,11 @@ use crate::exec::{self, Limits, RunStatus, ToolCommand};
 use crate::task::Task;
 use crate::verdict::{Classification, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use std::collections::{HashMap, VecDeque};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -39,6 +41,8 @@ pub struct BenchOutcome {
     pub executed: usize,
     /// Runs taken over from earlier invocations.
     pub resumed: usize,
+    /// Runs not performed because the benchmark was interrupted (Ctrl-C); a rerun does them.
+    pub skipped: usize,
     /// The summary table (see [`report::summary_text`]).
     pub summary: String,
     /// Result XML files written.
@@ -94,6 +98,46 @@ fn log_name(task: &Path) -> String {
         })
         .collect();
     format!("{safe}.log")
+}
+
+/// Interrupts (SIGINT) seen during [`run_benchmark`]: the first stops handing out runs, the
+/// second ends the process at once.
+static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: `_exit` is async-signal-safe.
+        unsafe { libc::_exit(130) }
+    }
+}
+
+/// Installs the SIGINT handler for the duration of a benchmark and restores the previous one.
+struct InterruptGuard(Option<SigAction>);
+
+impl InterruptGuard {
+    fn install() -> InterruptGuard {
+        INTERRUPTS.store(0, Ordering::SeqCst);
+        let action = SigAction::new(
+            SigHandler::Handler(on_interrupt),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        // SAFETY: the handler only touches an atomic and calls `_exit`.
+        InterruptGuard(unsafe { sigaction(Signal::SIGINT, &action) }.ok())
+    }
+
+    fn interrupted() -> bool {
+        INTERRUPTS.load(Ordering::SeqCst) > 0
+    }
+}
+
+impl Drop for InterruptGuard {
+    fn drop(&mut self) {
+        if let Some(old) = &self.0 {
+            // SAFETY: restores the handler that was installed before.
+            let _ = unsafe { sigaction(Signal::SIGINT, old) };
+        }
+    }
 }
 
 /// Performs one run and judges it.
@@ -360,6 +404,14 @@ impl Progress {
         }
     }
 
+    /// Runs `f` (which prints) without garbling the bar.
+    fn suspend(&self, f: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
     fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
@@ -438,7 +490,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             }
         }
     }
-    let executed = queue.len();
+    let planned = queue.len();
     let cwd = std::env::current_dir().map_err(|e| BenchError::io(".", "no current directory", e))?;
     let args: Vec<Vec<String>> = bench
         .run_definitions
@@ -450,19 +502,21 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     }
     recorder.write_csv()?;
 
-    let mut progress = Progress::new(executed);
+    let mut progress = Progress::new(planned);
+    let guard = InterruptGuard::install();
+    let mut executed = 0;
     let queue = Mutex::new(queue);
     let (tx, rx) = mpsc::channel::<(usize, RunResult)>();
     let mut first_error = None;
     std::thread::scope(|s| {
-        for _ in 0..options.jobs.max(1).min(executed.max(1)) {
+        for _ in 0..options.jobs.max(1).min(planned.max(1)) {
             let tx = tx.clone();
             let queue = &queue;
             let args = &args;
             s.spawn(move || loop {
                 let job = match queue.lock() {
-                    Ok(mut q) => q.pop_front(),
-                    Err(_) => None,
+                    Ok(mut q) if !InterruptGuard::interrupted() => q.pop_front(),
+                    _ => None,
                 };
                 let Some(job) = job else { break };
                 let rd = &bench.run_definitions[job.rundef];
@@ -473,7 +527,22 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             });
         }
         drop(tx);
-        for (i, result) in rx {
+        let mut announced = false;
+        loop {
+            let (i, result) = match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(x) => x,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if InterruptGuard::interrupted() && !announced {
+                        announced = true;
+                        progress.suspend(|| {
+                            eprintln!("interrupted: waiting for the runs under way (Ctrl-C again to stop at once; a rerun resumes)")
+                        });
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            executed += 1;
             progress.finished(&result);
             if let Err(e) = recorder.record(i, result) {
                 // Stop handing out runs; the workers finish the ones under way.
@@ -485,6 +554,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         }
     });
     progress.finish();
+    drop(guard);
     if let Some(e) = first_error {
         return Err(e);
     }
@@ -510,6 +580,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         results,
         executed,
         resumed,
+        skipped: planned - executed,
         summary,
         xml_files,
     })

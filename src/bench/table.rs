@@ -324,6 +324,14 @@ fn quantile_svg(columns: &[Column]) -> String {
             .enumerate()
             .map(|(i, v)| format!("{:.1},{:.1}", x(i + 1), y.pos(*v)))
             .collect();
+        for p in &points {
+            if let Some((px, py)) = p.split_once(',') {
+                let _ = writeln!(
+                    svg,
+                    "<circle cx=\"{px}\" cy=\"{py}\" r=\"2.5\" fill=\"{color}\"/>"
+                );
+            }
+        }
         if !points.is_empty() {
             let _ = writeln!(
                 svg,
