@@ -603,6 +603,49 @@ mod tests {
     }
 
     #[test]
+    fn reads_manifest_tables_and_set_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("c")).unwrap();
+        for f in ["a.yml", "b.yml", "c.yml"] {
+            std::fs::write(d.join("c").join(f), "").unwrap();
+        }
+        let manifest = d.join("MANIFEST.csv");
+        std::fs::write(
+            &manifest,
+            "paper_table,paper_name,task_yml,expected_unreach_call\nII,a,c/a.yml,true\nII+III,b,c/b.yml,false\nIII,c,c/c.yml,true\n",
+        )
+        .unwrap();
+        let names = |v: Vec<PathBuf>| -> Vec<String> {
+            v.iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(tasks_from_manifest(&manifest, Some("II")).unwrap()),
+            vec!["a.yml", "b.yml"]
+        );
+        assert_eq!(
+            names(tasks_from_manifest(&manifest, Some("III")).unwrap()),
+            vec!["b.yml", "c.yml"]
+        );
+        assert_eq!(tasks_from_manifest(&manifest, None).unwrap().len(), 3);
+        std::fs::write(&manifest, "paper_table,task_yml\nII,c/missing.yml\n").unwrap();
+        let e = tasks_from_manifest(&manifest, None).unwrap_err().to_string();
+        assert!(e.contains("MANIFEST.csv:2:"), "{e}");
+
+        let set = d.join("x.set");
+        std::fs::write(&set, "# tasks\nc/[ab].yml\nc/c.yml # last\nnone/*.yml\n").unwrap();
+        let mut warnings = Vec::new();
+        assert_eq!(
+            names(tasks_from_set(&set, &mut warnings).unwrap()),
+            vec!["a.yml", "b.yml", "c.yml"]
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("x.set:4:"), "{warnings:?}");
+    }
+
+    #[test]
     fn reads_benchmark_definition() {
         let dir = tempfile::tempdir().unwrap();
         for f in ["a.yml", "b.yml", "c.yml"] {

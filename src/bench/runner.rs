@@ -289,6 +289,9 @@ struct Recorder<'a> {
     started: SystemTime,
     /// Per run definition: task → result.
     results: Vec<HashMap<PathBuf, RunResult>>,
+    /// Per run definition: results not yet in its XML file.
+    dirty: Vec<bool>,
+    last_write: std::time::Instant,
     jsonl: std::fs::File,
 }
 
@@ -323,7 +326,8 @@ impl Recorder<'_> {
         write_atomic(&self.dir.join(RESULTS_CSV), &report::results_csv(&all))
     }
 
-    /// Records a new result: appended to the JSON lines, XML and CSV rewritten.
+    /// Records a new result: appended (and synced) to the JSON lines at once; the XML and CSV
+    /// files, which are rewritten whole, at most every [`REWRITE_INTERVAL`] (see [`Self::flush`]).
     fn record(&mut self, i: usize, result: RunResult) -> Result<(), BenchError> {
         let line = serde_json::to_string(&result)
             .map_err(|e| BenchError::Invalid(format!("cannot encode result: {e}")))?;
@@ -332,10 +336,29 @@ impl Recorder<'_> {
             .and_then(|_| self.jsonl.sync_data())
             .map_err(|e| BenchError::io(&path, "cannot append", e))?;
         self.results[i].insert(PathBuf::from(&result.task), result);
-        self.write_xml(i)?;
-        self.write_csv()
+        self.dirty[i] = true;
+        if self.last_write.elapsed() >= REWRITE_INTERVAL {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites the XML files of run definitions with new results, and the CSV.
+    fn flush(&mut self) -> Result<(), BenchError> {
+        for i in 0..self.dirty.len() {
+            if std::mem::take(&mut self.dirty[i]) {
+                self.write_xml(i)?;
+            }
+        }
+        self.write_csv()?;
+        self.last_write = std::time::Instant::now();
+        Ok(())
     }
 }
+
+/// Least time between two rewrites of the XML and CSV files (the JSON lines are appended at
+/// once; a rerun rewrites everything from them).
+const REWRITE_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Shows progress: a bar with counts on a terminal, otherwise one line per finished run.
 struct Progress {
@@ -462,6 +485,8 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         dir,
         started: SystemTime::now(),
         results: vec![HashMap::new(); bench.run_definitions.len()],
+        dirty: vec![true; bench.run_definitions.len()],
+        last_write: std::time::Instant::now(),
         jsonl,
     };
     let key = bench.limits.key();
@@ -497,10 +522,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         .iter()
         .map(|rd| absolutize(&rd.args, &cwd))
         .collect();
-    for i in 0..bench.run_definitions.len() {
-        recorder.write_xml(i)?;
-    }
-    recorder.write_csv()?;
+    recorder.flush()?;
 
     let mut progress = Progress::new(planned);
     let guard = InterruptGuard::install();
@@ -558,6 +580,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     if let Some(e) = first_error {
         return Err(e);
     }
+    recorder.flush()?;
     let results: Vec<(String, Vec<RunResult>)> = (0..bench.run_definitions.len())
         .map(|i| {
             (
