@@ -234,8 +234,12 @@ pub fn parse_time(text: &str) -> Result<Duration, BenchError> {
             )))
         }
     };
-    Duration::try_from_secs_f64(value * factor)
-        .map_err(|_| BenchError::Invalid(format!("invalid time `{text}`")))
+    match Duration::try_from_secs_f64(value * factor) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(BenchError::Invalid(format!(
+            "invalid time `{text}` (must be positive)"
+        ))),
+    }
 }
 
 /// Parses a memory size like `4 GB`, `4000MB`, `2GiB`, `1000000` (bytes); SI units as in
@@ -282,6 +286,7 @@ mod tests {
         assert_eq!(parse_time("1.5").unwrap(), Duration::from_millis(1500));
         assert!(parse_time("fast").is_err());
         assert!(parse_time("3 days").is_err());
+        assert!(parse_time("0s").is_err());
         assert_eq!(parse_memory("4 GB").unwrap(), 4_000_000_000);
         assert_eq!(parse_memory("2MiB").unwrap(), 2 * 1024 * 1024);
         assert!(parse_memory("lots").is_err());
