@@ -6,6 +6,7 @@
 
 pub mod adapters;
 pub mod analyses;
+pub mod bench;
 pub mod cfa;
 pub mod condition;
 pub mod cpa;

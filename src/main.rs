@@ -62,6 +62,59 @@ enum Command {
     Verify(VerifyArgs),
     /// Write the residual program of a condition (seed 001's reducer).
     Reduce(ReduceArgs),
+    /// Run tasks × run definitions in parallel under limits; BenchExec-style results, resumable.
+    Bench(BenchArgs),
+    /// Compare run definitions of result directories or files: text table, HTML report.
+    Table(TableArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// A BenchExec benchmark definition (XML) with run definitions and tasks.
+    definition: Option<PathBuf>,
+    /// Task definitions (.yml).
+    #[arg(long, num_args = 1..)]
+    tasks: Vec<PathBuf>,
+    /// The shared MANIFEST.csv of tasks.
+    #[arg(long)]
+    manifest: Option<PathBuf>,
+    /// Only the manifest's tasks of this paper table (e.g. II).
+    #[arg(long)]
+    table: Option<String>,
+    /// An sv-benchmarks .set file of task patterns.
+    #[arg(long)]
+    set: Option<PathBuf>,
+    /// A run definition NAME='ARGS after baton' (repeatable), e.g. e='verify --analysis explicit'.
+    #[arg(long = "run", value_name = "NAME=ARGS")]
+    runs: Vec<String>,
+    /// Runs in parallel (default: number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// CPU-time limit per run (e.g. 60s).
+    #[arg(long)]
+    timelimit: Option<String>,
+    /// CPU time at which a run is killed (default: the time limit).
+    #[arg(long)]
+    hardtimelimit: Option<String>,
+    /// Memory limit per run (e.g. 4GB).
+    #[arg(long)]
+    memlimit: Option<String>,
+    /// Where results go; rerunning with the same directory resumes.
+    #[arg(long, default_value = "bench-results")]
+    output_dir: PathBuf,
+    /// Benchmark name (prefix of the result XML files).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct TableArgs {
+    /// Result directories of `baton bench`, results.jsonl files or BenchExec result XML files.
+    #[arg(required = true)]
+    results: Vec<PathBuf>,
+    /// Also write a self-contained HTML report here.
+    #[arg(long)]
+    html: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -358,6 +411,58 @@ fn exec(
     Ok(())
 }
 
+fn bench(a: BenchArgs) -> Result<(), Failure> {
+    use baton::bench;
+    let request = bench::BenchRequest {
+        definition: a.definition,
+        tasks: a.tasks,
+        manifest: a.manifest,
+        table: a.table,
+        set: a.set,
+        runs: a.runs,
+        timelimit: a.timelimit,
+        hardtimelimit: a.hardtimelimit,
+        memlimit: a.memlimit,
+        name: a.name,
+    };
+    let benchmark = bench::prepare(&request).map_err(Failure::input)?;
+    benchmark.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let executable = std::env::current_exe().map_err(Failure::other)?;
+    let options = bench::BenchOptions {
+        jobs,
+        output_dir: a.output_dir,
+        executable,
+    };
+    let outcome = bench::run_benchmark(&benchmark, &options).map_err(Failure::other)?;
+    println!(
+        "{} runs performed, {} resumed from {}",
+        outcome.executed,
+        outcome.resumed,
+        options.output_dir.display()
+    );
+    print!("{}", outcome.summary);
+    if outcome.skipped > 0 {
+        return Err(Failure::other(format!(
+            "interrupted: {} runs not performed",
+            outcome.skipped
+        )));
+    }
+    Ok(())
+}
+
+fn table(a: TableArgs) -> Result<(), Failure> {
+    let columns = baton::bench::load_results(&a.results).map_err(Failure::input)?;
+    print!("{}", baton::bench::render_text(&columns));
+    if let Some(path) = a.html {
+        std::fs::write(&path, baton::bench::render_html(&columns))
+            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     report(match cli.command {
@@ -376,5 +481,7 @@ fn main() -> ExitCode {
         } => exec(program, data_model, inputs, max_steps, trace),
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
+        Command::Bench(args) => bench(args),
+        Command::Table(args) => table(args),
     })
 }

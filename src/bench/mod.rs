@@ -1,0 +1,295 @@
+//! Batch mode: many tasks × run definitions in parallel, reported like BenchExec.
+//!
+//! Every run is a subprocess of the Baton binary itself, started through [`crate::exec::run`]
+//! under hard limits (CPU time, memory, wall time = 2 × CPU + 10 s), so a run that crashes, loops
+//! or allocates without end cannot harm the others. A run definition is the argv after `baton`
+//! (e.g. `verify --analysis explicit --give-up cpu-time=10s`); the task path and `--json` are
+//! appended, and the verdict is read from the JSON object the subcommand prints (`"verdict"`,
+//! `"cpu_time_s"`, `"reason"`). A run killed by a limit has the BenchExec status `TIMEOUT` or
+//! `OUT OF MEMORY` and verdict unknown.
+//!
+//! Results are written into the output directory as runs finish (`results.jsonl`, one result
+//! XML per run definition, `results.csv`, `logs/`); a rerun with the same output directory skips
+//! the runs already recorded with the same arguments and limits (resume).
+
+pub mod inputs;
+pub mod report;
+pub mod runner;
+pub mod table;
+
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+pub use inputs::{load_benchmark_xml, parse_run_definition, tasks_from_manifest, tasks_from_set};
+pub use report::{Category, RunResult};
+pub use runner::{run_benchmark, BenchOptions, BenchOutcome};
+pub use table::{load_results, render_html, render_text};
+
+/// Why a benchmark cannot be run or a result cannot be read or written.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// A file could not be read or written.
+    #[error("{file}: {what}: {source}")]
+    Io {
+        file: String,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    /// An input file is malformed at a line.
+    #[error("{file}:{line}: {message}")]
+    Malformed {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    /// An input is unusable for another reason.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl BenchError {
+    pub(crate) fn io(file: impl Into<PathBuf>, what: &'static str, source: std::io::Error) -> Self {
+        BenchError::Io {
+            file: file.into().display().to_string(),
+            what,
+            source,
+        }
+    }
+}
+
+/// A named configuration: the arguments after `baton` (the task path is appended).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDefinition {
+    /// Name used in result files and tables (unique within a benchmark).
+    pub name: String,
+    /// Baton subcommand and its options, e.g. `["verify", "--analysis", "explicit"]`.
+    pub args: Vec<String>,
+    /// Task definitions (canonical paths) this run definition runs on.
+    pub tasks: Vec<PathBuf>,
+}
+
+/// Limits of every run of a benchmark, BenchExec style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchLimits {
+    /// CPU time after which a result does not count (`timelimit`).
+    pub cpu_time: Duration,
+    /// CPU time at which the run is killed (`hardtimelimit`, at least `cpu_time`).
+    pub hard_cpu_time: Duration,
+    /// Memory of the run's process tree in bytes (`memlimit`).
+    pub memory: Option<u64>,
+    /// Cores per run (`cpuCores`); recorded in the results.
+    pub cpu_cores: Option<u32>,
+}
+
+impl Default for BenchLimits {
+    /// 900 s CPU time (SV-COMP's limit), no memory limit.
+    fn default() -> Self {
+        BenchLimits {
+            cpu_time: Duration::from_secs(900),
+            hard_cpu_time: Duration::from_secs(900),
+            memory: None,
+            cpu_cores: None,
+        }
+    }
+}
+
+impl BenchLimits {
+    /// The wall-time limit: twice the hard CPU limit plus 10 s.
+    pub fn wall_time(&self) -> Duration {
+        self.hard_cpu_time * 2 + Duration::from_secs(10)
+    }
+
+    /// A text that identifies the limits (results are resumed only under equal limits).
+    pub fn key(&self) -> String {
+        format!(
+            "cpu={}s hard={}s mem={}",
+            self.cpu_time.as_secs_f64(),
+            self.hard_cpu_time.as_secs_f64(),
+            self.memory.map(|m| format!("{m}B")).unwrap_or_else(|| "-".into())
+        )
+    }
+}
+
+/// A benchmark: a name, run definitions with their tasks, and limits.
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    /// Name of the benchmark (result file names start with it).
+    pub name: String,
+    pub run_definitions: Vec<RunDefinition>,
+    pub limits: BenchLimits,
+    /// Problems that do not stop the benchmark (e.g. a pattern that matches no file).
+    pub warnings: Vec<String>,
+}
+
+/// What the command line asks for: a benchmark definition XML or tasks plus run definitions,
+/// and limits that override the definition's.
+#[derive(Debug, Clone, Default)]
+pub struct BenchRequest {
+    /// A BenchExec benchmark definition.
+    pub definition: Option<PathBuf>,
+    /// Task definitions.
+    pub tasks: Vec<PathBuf>,
+    /// The shared `MANIFEST.csv` and maybe the paper table to select.
+    pub manifest: Option<PathBuf>,
+    pub table: Option<String>,
+    /// An sv-benchmarks `.set` file.
+    pub set: Option<PathBuf>,
+    /// Run definitions `NAME=ARGS`.
+    pub runs: Vec<String>,
+    /// `--timelimit`, `--hardtimelimit`, `--memlimit` texts.
+    pub timelimit: Option<String>,
+    pub hardtimelimit: Option<String>,
+    pub memlimit: Option<String>,
+    /// Benchmark name (default: the definition's file name, else `baton-bench`).
+    pub name: Option<String>,
+}
+
+/// Builds the benchmark a request describes. Tasks given on the command line are added to
+/// every run definition; `--run` definitions are added to the definition file's.
+pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
+    let mut bench = match &request.definition {
+        Some(path) => load_benchmark_xml(path)?,
+        None => Benchmark {
+            name: "baton-bench".into(),
+            run_definitions: Vec::new(),
+            limits: BenchLimits::default(),
+            warnings: Vec::new(),
+        },
+    };
+    if let Some(name) = &request.name {
+        bench.name = name.clone();
+    }
+    let mut tasks = Vec::new();
+    for t in &request.tasks {
+        inputs::push_unique(&mut tasks, [inputs::canonical_task(t)?]);
+    }
+    if let Some(m) = &request.manifest {
+        inputs::push_unique(&mut tasks, tasks_from_manifest(m, request.table.as_deref())?);
+    } else if request.table.is_some() {
+        return Err(BenchError::Invalid("--table needs --manifest".into()));
+    }
+    if let Some(set) = &request.set {
+        inputs::push_unique(&mut tasks, tasks_from_set(set, &mut bench.warnings)?);
+    }
+    for rd in &mut bench.run_definitions {
+        inputs::push_unique(&mut rd.tasks, tasks.iter().cloned());
+    }
+    for text in &request.runs {
+        let (name, args) = parse_run_definition(text)?;
+        if bench.run_definitions.iter().any(|r| r.name == name) {
+            return Err(BenchError::Invalid(format!(
+                "run definition `{name}` given twice"
+            )));
+        }
+        bench.run_definitions.push(RunDefinition {
+            name,
+            args,
+            tasks: tasks.clone(),
+        });
+    }
+    if bench.run_definitions.is_empty() {
+        return Err(BenchError::Invalid(
+            "no run definitions: give --run NAME='ARGS' or a benchmark definition".into(),
+        ));
+    }
+    if let Some(rd) = bench.run_definitions.iter().find(|rd| rd.tasks.is_empty()) {
+        return Err(BenchError::Invalid(format!(
+            "run definition `{}` has no tasks: give --tasks, --manifest or --set",
+            rd.name
+        )));
+    }
+    if let Some(t) = &request.timelimit {
+        bench.limits.cpu_time = parse_time(t)?;
+        bench.limits.hard_cpu_time = bench.limits.cpu_time;
+    }
+    if let Some(t) = &request.hardtimelimit {
+        bench.limits.hard_cpu_time = parse_time(t)?;
+    }
+    bench.limits.hard_cpu_time = bench.limits.hard_cpu_time.max(bench.limits.cpu_time);
+    if let Some(m) = &request.memlimit {
+        bench.limits.memory = Some(parse_memory(m)?);
+    }
+    Ok(bench)
+}
+
+/// Parses a time like `60`, `60s`, `1.5 s`, `2min`, `1h`.
+pub fn parse_time(text: &str) -> Result<Duration, BenchError> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| BenchError::Invalid(format!("invalid time `{text}` (e.g. 60s, 2min)")))?;
+    let factor = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "min" => 60.0,
+        "h" => 3600.0,
+        "ms" => 0.001,
+        other => {
+            return Err(BenchError::Invalid(format!(
+                "invalid time unit `{other}` in `{text}` (s, min, h, ms)"
+            )))
+        }
+    };
+    match Duration::try_from_secs_f64(value * factor) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(BenchError::Invalid(format!(
+            "invalid time `{text}` (must be positive)"
+        ))),
+    }
+}
+
+/// Parses a memory size like `4 GB`, `4000MB`, `2GiB`, `1000000` (bytes); SI units as in
+/// BenchExec (1 GB = 10⁹ B).
+pub fn parse_memory(text: &str) -> Result<u64, BenchError> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| BenchError::Invalid(format!("invalid memory size `{text}` (e.g. 4 GB)")))?;
+    let factor: f64 = match unit.trim() {
+        "" | "B" => 1.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        other => {
+            return Err(BenchError::Invalid(format!(
+                "invalid memory unit `{other}` in `{text}` (B, kB, MB, GB, KiB, MiB, GiB)"
+            )))
+        }
+    };
+    let bytes = value * factor;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
+        return Err(BenchError::Invalid(format!("invalid memory size `{text}`")));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_times_and_sizes() {
+        assert_eq!(parse_time("60s").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_time("2 min").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_time("1.5").unwrap(), Duration::from_millis(1500));
+        assert!(parse_time("fast").is_err());
+        assert!(parse_time("3 days").is_err());
+        assert!(parse_time("0s").is_err());
+        assert_eq!(parse_memory("4 GB").unwrap(), 4_000_000_000);
+        assert_eq!(parse_memory("2MiB").unwrap(), 2 * 1024 * 1024);
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("0").is_err());
+    }
+}

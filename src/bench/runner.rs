@@ -1,0 +1,669 @@
+//! Running a benchmark: runs in parallel as subprocesses under limits, results recorded as
+//! they finish, earlier results of the same output directory resumed.
+
+use super::report::{self, Category, RunResult, XmlHeader};
+use super::{BenchError, Benchmark, RunDefinition};
+use crate::exec::{self, Limits, RunStatus, ToolCommand};
+use crate::task::Task;
+use crate::verdict::{Classification, Verdict};
+use indicatif::{ProgressBar, ProgressStyle};
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use std::collections::{HashMap, VecDeque};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// Name of the JSON-lines file of results in the output directory.
+pub const RESULTS_JSONL: &str = "results.jsonl";
+/// Name of the CSV file of results in the output directory.
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// How to run a benchmark.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Runs at the same time (at least 1).
+    pub jobs: usize,
+    /// Where results and logs go (created if missing).
+    pub output_dir: PathBuf,
+    /// The Baton executable that performs each run.
+    pub executable: PathBuf,
+}
+
+/// What a benchmark run produced.
+#[derive(Debug, Clone)]
+pub struct BenchOutcome {
+    /// All results of this benchmark's runs, per run definition in definition order (resumed
+    /// ones included), tasks in benchmark order.
+    pub results: Vec<(String, Vec<RunResult>)>,
+    /// Runs performed now.
+    pub executed: usize,
+    /// Runs taken over from earlier invocations.
+    pub resumed: usize,
+    /// Runs not performed because the benchmark was interrupted (Ctrl-C); a rerun does them.
+    pub skipped: usize,
+    /// The summary table (see [`report::summary_text`]).
+    pub summary: String,
+    /// Result XML files written.
+    pub xml_files: Vec<PathBuf>,
+}
+
+/// One run to perform.
+#[derive(Debug, Clone)]
+struct Job {
+    rundef: usize,
+    task: PathBuf,
+    expected: Option<bool>,
+}
+
+/// Makes relative path arguments that exist (relative to the current directory) absolute,
+/// since runs execute in their own temporary directories. The subcommand (first word) stays.
+fn absolutize(args: &[String], cwd: &Path) -> Vec<String> {
+    let fix = |s: &str| -> String {
+        let p = Path::new(s);
+        if !s.is_empty() && p.is_relative() && cwd.join(p).exists() {
+            cwd.join(p).display().to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if i == 0 {
+                a.clone()
+            } else if let Some((opt, value)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+                format!("{opt}={}", fix(value))
+            } else if a.starts_with('-') {
+                a.clone()
+            } else {
+                fix(a)
+            }
+        })
+        .collect()
+}
+
+/// File name for a run's log: the task's folder and file name, made safe.
+fn log_name(task: &Path) -> String {
+    let short = report::short_task_name(&task.display().to_string());
+    let safe: String = short
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    format!("{safe}.log")
+}
+
+/// Interrupts (SIGINT) seen during [`run_benchmark`]: the first stops handing out runs, the
+/// second ends the process at once.
+static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: `_exit` is async-signal-safe.
+        unsafe { libc::_exit(130) }
+    }
+}
+
+/// Installs the SIGINT handler for the duration of a benchmark and restores the previous one.
+struct InterruptGuard(Option<SigAction>);
+
+impl InterruptGuard {
+    fn install() -> InterruptGuard {
+        INTERRUPTS.store(0, Ordering::SeqCst);
+        let action = SigAction::new(
+            SigHandler::Handler(on_interrupt),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        // SAFETY: the handler only touches an atomic and calls `_exit`.
+        InterruptGuard(unsafe { sigaction(Signal::SIGINT, &action) }.ok())
+    }
+
+    fn interrupted() -> bool {
+        INTERRUPTS.load(Ordering::SeqCst) > 0
+    }
+}
+
+impl Drop for InterruptGuard {
+    fn drop(&mut self) {
+        if let Some(old) = &self.0 {
+            // SAFETY: restores the handler that was installed before.
+            let _ = unsafe { sigaction(Signal::SIGINT, old) };
+        }
+    }
+}
+
+/// Performs one run and judges it.
+fn perform(
+    job: &Job,
+    rd: &RunDefinition,
+    args: &[String],
+    bench: &Benchmark,
+    options: &BenchOptions,
+) -> RunResult {
+    let started = SystemTime::now();
+    let mut argv: Vec<String> = vec![options.executable.display().to_string()];
+    argv.extend(args.iter().cloned());
+    argv.push(job.task.display().to_string());
+    if !args.iter().any(|a| a == "--json") {
+        argv.push("--json".into());
+    }
+    let limits = Limits {
+        cpu_time: Some(bench.limits.hard_cpu_time),
+        wall_time: Some(bench.limits.wall_time()),
+        memory: bench.limits.memory,
+        grace: Duration::from_secs(1),
+    };
+    let task = job.task.display().to_string();
+    let mut result = RunResult {
+        run_definition: rd.name.clone(),
+        args: rd.args.clone(),
+        limits: bench.limits.key(),
+        task: task.clone(),
+        expected: job.expected,
+        verdict: Verdict::Unknown.benchexec().to_string(),
+        status: String::new(),
+        category: Category::Error,
+        score: 0,
+        cpu_time_s: 0.0,
+        wall_time_s: 0.0,
+        memory_bytes: None,
+        reason: None,
+        started: report::iso_time(started),
+        log: None,
+    };
+    let rel_log = format!("logs/{}/{}", rd.name, log_name(&job.task));
+    let mut log = format!("command: {}\n", argv.join(" "));
+    match exec::run(&ToolCommand::new(&argv), &limits) {
+        Err(e) => {
+            result.status = "ERROR (cannot run)".into();
+            result.reason = Some(e.to_string());
+        }
+        Ok(report) => {
+            result.cpu_time_s = report.cpu_time.as_secs_f64();
+            result.wall_time_s = report.wall_time.as_secs_f64();
+            result.memory_bytes = report.peak_memory;
+            let stdout = String::from_utf8_lossy(&report.stdout);
+            let stderr = String::from_utf8_lossy(&report.stderr);
+            match report.status {
+                RunStatus::Done if report.cpu_time > bench.limits.cpu_time => {
+                    result.status = "TIMEOUT".into();
+                    result.reason = Some("finished, but above the CPU-time limit".into());
+                }
+                RunStatus::Done => judge(&mut result, &stdout),
+                status => {
+                    result.status = status.benchexec_string();
+                    result.reason = stderr.lines().last().map(str::to_string);
+                }
+            }
+            let _ = std::fmt::Write::write_fmt(
+                &mut log,
+                format_args!(
+                    "status: {} (tool: {}, measured by {})\ncpu time: {:.3} s\nwall time: {:.3} s\nmemory: {} B\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}\n",
+                    report.status,
+                    report.tool_status(),
+                    report.measurement,
+                    result.cpu_time_s,
+                    result.wall_time_s,
+                    result.memory_bytes.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
+                ),
+            );
+        }
+    }
+    let log_path = options.output_dir.join(&rel_log);
+    let written = log_path
+        .parent()
+        .map(std::fs::create_dir_all)
+        .unwrap_or(Ok(()))
+        .and_then(|_| std::fs::write(&log_path, log));
+    if written.is_ok() {
+        result.log = Some(rel_log);
+    }
+    result
+}
+
+/// Reads the verdict from the run's JSON output and classifies it.
+fn judge(result: &mut RunResult, stdout: &str) {
+    let value: Option<serde_json::Value> = serde_json::from_str(stdout.trim()).ok();
+    let verdict = value
+        .as_ref()
+        .and_then(|v| v.get("verdict"))
+        .and_then(|v| v.as_str());
+    let Some(text) = verdict else {
+        result.verdict = Verdict::Unknown.benchexec().to_string();
+        result.category = Category::Error;
+        result.score = 0;
+        result.status = "ERROR (invalid output)".into();
+        result.reason = Some("no JSON object with \"verdict\" on standard output".into());
+        return;
+    };
+    let verdict = report::parse_verdict(text);
+    result.verdict = verdict.benchexec().to_string();
+    result.status = result.verdict.clone();
+    result.reason = value
+        .as_ref()
+        .and_then(|v| v.get("reason"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    result.score = verdict.score(result.expected);
+    result.category = match verdict.classify(result.expected) {
+        Classification::Correct => Category::Correct,
+        Classification::Wrong => Category::Wrong,
+        Classification::Unknown if verdict.is_definite() => Category::Missing,
+        Classification::Unknown => Category::Unknown,
+    };
+}
+
+/// Earlier results in `results.jsonl` (later lines win; unreadable lines, e.g. one cut short
+/// by an interruption, are skipped).
+pub fn read_jsonl(path: &Path) -> Result<Vec<RunResult>, BenchError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(BenchError::io(path, "cannot read results", e)),
+    };
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<RunResult>(l).ok())
+        .collect())
+}
+
+/// Writes a file atomically (temporary file + rename) so readers never see half a file.
+fn write_atomic(path: &Path, text: &str) -> Result<(), BenchError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| BenchError::io(&tmp, "cannot write", e))?;
+    std::fs::rename(&tmp, path).map_err(|e| BenchError::io(path, "cannot write", e))
+}
+
+/// The recorded results of a benchmark and the files that show them.
+struct Recorder<'a> {
+    bench: &'a Benchmark,
+    dir: &'a Path,
+    started: SystemTime,
+    /// Per run definition: task → result.
+    results: Vec<HashMap<PathBuf, RunResult>>,
+    /// Per run definition: results not yet in its XML file.
+    dirty: Vec<bool>,
+    last_write: std::time::Instant,
+    jsonl: std::fs::File,
+}
+
+impl Recorder<'_> {
+    fn xml_path(&self, rd: &RunDefinition) -> PathBuf {
+        self.dir
+            .join(format!("{}.results.{}.xml", self.bench.name, rd.name))
+    }
+
+    /// Results of run definition `i` in task order.
+    fn ordered(&self, i: usize) -> Vec<&RunResult> {
+        self.bench.run_definitions[i]
+            .tasks
+            .iter()
+            .filter_map(|t| self.results[i].get(t))
+            .collect()
+    }
+
+    fn write_xml(&self, i: usize) -> Result<(), BenchError> {
+        let rd = &self.bench.run_definitions[i];
+        let header = XmlHeader {
+            benchmark: &self.bench.name,
+            run_definition: rd,
+            limits: &self.bench.limits,
+            started: self.started,
+        };
+        write_atomic(&self.xml_path(rd), &report::result_xml(&header, &self.ordered(i)))
+    }
+
+    fn write_csv(&self) -> Result<(), BenchError> {
+        let all: Vec<&RunResult> = (0..self.results.len()).flat_map(|i| self.ordered(i)).collect();
+        write_atomic(&self.dir.join(RESULTS_CSV), &report::results_csv(&all))
+    }
+
+    /// Records a new result: appended (and synced) to the JSON lines at once; the XML and CSV
+    /// files, which are rewritten whole, at most every [`REWRITE_INTERVAL`] (see [`Self::flush`]).
+    fn record(&mut self, i: usize, result: RunResult) -> Result<(), BenchError> {
+        let line = serde_json::to_string(&result)
+            .map_err(|e| BenchError::Invalid(format!("cannot encode result: {e}")))?;
+        let path = self.dir.join(RESULTS_JSONL);
+        writeln!(self.jsonl, "{line}")
+            .and_then(|_| self.jsonl.sync_data())
+            .map_err(|e| BenchError::io(&path, "cannot append", e))?;
+        self.results[i].insert(PathBuf::from(&result.task), result);
+        self.dirty[i] = true;
+        if self.last_write.elapsed() >= REWRITE_INTERVAL {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites the XML files of run definitions with new results, and the CSV.
+    fn flush(&mut self) -> Result<(), BenchError> {
+        for i in 0..self.dirty.len() {
+            if std::mem::take(&mut self.dirty[i]) {
+                self.write_xml(i)?;
+            }
+        }
+        self.write_csv()?;
+        self.last_write = std::time::Instant::now();
+        Ok(())
+    }
+}
+
+/// Least time between two rewrites of the XML and CSV files (the JSON lines are appended at
+/// once; a rerun rewrites everything from them).
+const REWRITE_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Shows progress: a bar with counts on a terminal, otherwise one line per finished run.
+struct Progress {
+    bar: Option<ProgressBar>,
+    correct: usize,
+    wrong: usize,
+    unknown: usize,
+    error: usize,
+    done: usize,
+    total: usize,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(total as u64);
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            correct: 0,
+            wrong: 0,
+            unknown: 0,
+            error: 0,
+            done: 0,
+            total,
+        }
+    }
+
+    fn counts(&self) -> String {
+        format!(
+            "correct {} wrong {} unknown {} error {}",
+            self.correct, self.wrong, self.unknown, self.error
+        )
+    }
+
+    fn finished(&mut self, r: &RunResult) {
+        self.done += 1;
+        match r.category {
+            Category::Correct => self.correct += 1,
+            Category::Wrong => self.wrong += 1,
+            Category::Unknown | Category::Missing => self.unknown += 1,
+            Category::Error => self.error += 1,
+        }
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(self.counts());
+                bar.inc(1);
+            }
+            None => eprintln!(
+                "[{}/{}] {} {}: {} ({}, {:.2} s) | {}",
+                self.done,
+                self.total,
+                r.run_definition,
+                r.task_short(),
+                r.status,
+                r.category.as_str(),
+                r.cpu_time_s,
+                self.counts()
+            ),
+        }
+    }
+
+    /// Runs `f` (which prints) without garbling the bar.
+    fn suspend(&self, f: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Runs a benchmark: loads every task (errors stop before anything runs), takes over earlier
+/// results of the output directory that have the same arguments and limits, performs the
+/// remaining runs `jobs` at a time, and records each result as it finishes.
+pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchOutcome, BenchError> {
+    let mut names = std::collections::HashSet::new();
+    for rd in &bench.run_definitions {
+        if !names.insert(rd.name.as_str()) {
+            return Err(BenchError::Invalid(format!(
+                "run definition `{}` given twice",
+                rd.name
+            )));
+        }
+        if rd.args.is_empty() {
+            return Err(BenchError::Invalid(format!(
+                "run definition `{}` has no arguments",
+                rd.name
+            )));
+        }
+    }
+    let mut expected: HashMap<PathBuf, Option<bool>> = HashMap::new();
+    for rd in &bench.run_definitions {
+        for t in &rd.tasks {
+            if !expected.contains_key(t) {
+                let task =
+                    Task::load(t, Default::default()).map_err(|e| BenchError::Invalid(e.to_string()))?;
+                expected.insert(t.clone(), task.expected);
+            }
+        }
+    }
+    let dir = &options.output_dir;
+    std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
+    let jsonl_path = dir.join(RESULTS_JSONL);
+    let earlier = read_jsonl(&jsonl_path)?;
+    let jsonl = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&jsonl_path)
+        .map_err(|e| BenchError::io(&jsonl_path, "cannot open", e))?;
+    let mut recorder = Recorder {
+        bench,
+        dir,
+        started: SystemTime::now(),
+        results: vec![HashMap::new(); bench.run_definitions.len()],
+        dirty: vec![true; bench.run_definitions.len()],
+        last_write: std::time::Instant::now(),
+        jsonl,
+    };
+    let key = bench.limits.key();
+    for r in earlier {
+        if let Some(i) = bench
+            .run_definitions
+            .iter()
+            .position(|rd| rd.name == r.run_definition && rd.args == r.args)
+        {
+            let task = PathBuf::from(&r.task);
+            if r.limits == key && bench.run_definitions[i].tasks.contains(&task) {
+                recorder.results[i].insert(task, r);
+            }
+        }
+    }
+    let resumed: usize = recorder.results.iter().map(HashMap::len).sum();
+    let mut queue = VecDeque::new();
+    for (i, rd) in bench.run_definitions.iter().enumerate() {
+        for t in &rd.tasks {
+            if !recorder.results[i].contains_key(t) {
+                queue.push_back(Job {
+                    rundef: i,
+                    task: t.clone(),
+                    expected: expected.get(t).copied().flatten(),
+                });
+            }
+        }
+    }
+    let planned = queue.len();
+    let cwd = std::env::current_dir().map_err(|e| BenchError::io(".", "no current directory", e))?;
+    let args: Vec<Vec<String>> = bench
+        .run_definitions
+        .iter()
+        .map(|rd| absolutize(&rd.args, &cwd))
+        .collect();
+    recorder.flush()?;
+
+    let mut progress = Progress::new(planned);
+    let guard = InterruptGuard::install();
+    let mut executed = 0;
+    let queue = Mutex::new(queue);
+    let (tx, rx) = mpsc::channel::<(usize, RunResult)>();
+    let mut first_error = None;
+    std::thread::scope(|s| {
+        for _ in 0..options.jobs.max(1).min(planned.max(1)) {
+            let tx = tx.clone();
+            let queue = &queue;
+            let args = &args;
+            s.spawn(move || loop {
+                let job = match queue.lock() {
+                    Ok(mut q) if !InterruptGuard::interrupted() => q.pop_front(),
+                    _ => None,
+                };
+                let Some(job) = job else { break };
+                let rd = &bench.run_definitions[job.rundef];
+                let result = perform(&job, rd, &args[job.rundef], bench, options);
+                if tx.send((job.rundef, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut announced = false;
+        loop {
+            let (i, result) = match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(x) => x,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if InterruptGuard::interrupted() && !announced {
+                        announced = true;
+                        progress.suspend(|| {
+                            eprintln!("interrupted: waiting for the runs under way (Ctrl-C again to stop at once; a rerun resumes)")
+                        });
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            executed += 1;
+            progress.finished(&result);
+            if let Err(e) = recorder.record(i, result) {
+                // Stop handing out runs; the workers finish the ones under way.
+                if let Ok(mut q) = queue.lock() {
+                    q.clear();
+                }
+                first_error.get_or_insert(e);
+            }
+        }
+    });
+    progress.finish();
+    drop(guard);
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    recorder.flush()?;
+    let results: Vec<(String, Vec<RunResult>)> = (0..bench.run_definitions.len())
+        .map(|i| {
+            (
+                bench.run_definitions[i].name.clone(),
+                recorder.ordered(i).into_iter().cloned().collect(),
+            )
+        })
+        .collect();
+    let rows: Vec<(String, Vec<&RunResult>)> = results
+        .iter()
+        .map(|(n, rs)| (n.clone(), rs.iter().collect()))
+        .collect();
+    let summary = report::summary_text(&rows);
+    let xml_files = bench
+        .run_definitions
+        .iter()
+        .map(|rd| recorder.xml_path(rd))
+        .collect();
+    Ok(BenchOutcome {
+        results,
+        executed,
+        resumed,
+        skipped: planned - executed,
+        summary,
+        xml_files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolutizes_existing_relative_paths_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("flow.yaml"), "").unwrap();
+        let args: Vec<String> = ["run", "flow.yaml", "--x=flow.yaml", "--y", "nothing"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let fixed = absolutize(&args, dir.path());
+        let abs = dir.path().join("flow.yaml").display().to_string();
+        assert_eq!(
+            fixed,
+            vec![
+                "run".to_string(),
+                abs.clone(),
+                format!("--x={abs}"),
+                "--y".into(),
+                "nothing".into()
+            ]
+        );
+        assert_eq!(log_name(Path::new("/a/b c/d.yml")), "b.c.d.yml.log");
+    }
+
+    #[test]
+    fn judges_json_output() {
+        let mut r = RunResult {
+            run_definition: "e".into(),
+            args: vec![],
+            limits: String::new(),
+            task: "t".into(),
+            expected: Some(true),
+            verdict: "unknown".into(),
+            status: String::new(),
+            category: Category::Error,
+            score: 0,
+            cpu_time_s: 0.0,
+            wall_time_s: 0.0,
+            memory_bytes: None,
+            reason: None,
+            started: String::new(),
+            log: None,
+        };
+        judge(
+            &mut r,
+            "{\"verdict\": \"false(unreach-call)\", \"reason\": \"cex\"}",
+        );
+        assert_eq!((r.category, r.score), (Category::Wrong, -16));
+        judge(&mut r, "not json");
+        assert_eq!(r.status, "ERROR (invalid output)");
+        r.expected = None;
+        judge(&mut r, "{\"verdict\": \"true\"}");
+        assert_eq!(r.category, Category::Missing);
+    }
+}

@@ -1,0 +1,277 @@
+//! `baton bench` and `baton table` through the binary, on small programs written here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SAFE: &str = "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\nint main() { int x = __VERIFIER_nondet_int(); int y = 0; if (x > 0) y = 1; else y = 2; if (y == 0) reach_error(); return 0; }\n";
+const BUGGY: &str = "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\nint main() { int x = __VERIFIER_nondet_int(); if (x == 42) reach_error(); return 0; }\n";
+/// Safe, but the explicit analysis unrolls the counter without end.
+const ENDLESS: &str = "extern void reach_error(void);\nint main() { unsigned int i = 0; while (1) { i = i + 1; if (i == 0) { i = 1; } } return 0; }\n";
+
+fn task(dir: &Path, name: &str, program: &str, expected: bool) -> PathBuf {
+    let yml = dir.join(format!("{name}.yml"));
+    std::fs::write(
+        &yml,
+        format!("format_version: '2.0'\ninput_files: '{program}'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: {expected}\noptions:\n  language: C\n  data_model: ILP32\n"),
+    )
+    .unwrap();
+    yml
+}
+
+/// Writes safe, buggy, mislabeled (buggy program said to be safe) and endless tasks.
+fn tasks(dir: &Path) -> Vec<PathBuf> {
+    std::fs::write(dir.join("safe.c"), SAFE).unwrap();
+    std::fs::write(dir.join("buggy.c"), BUGGY).unwrap();
+    std::fs::write(dir.join("endless.c"), ENDLESS).unwrap();
+    vec![
+        task(dir, "safe", "safe.c", true),
+        task(dir, "buggy", "buggy.c", false),
+        task(dir, "mislabeled", "buggy.c", true),
+        task(dir, "endless", "endless.c", true),
+    ]
+}
+
+fn baton(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_baton"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The CSV row of a task: (status, category, score).
+fn csv_row(csv: &str, task: &str) -> (String, String, i32) {
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with(task) || l.contains(&format!("/{task},")))
+        .unwrap_or_else(|| panic!("no row for {task} in\n{csv}"));
+    let f: Vec<&str> = line.split(',').collect();
+    (f[4].to_string(), f[5].to_string(), f[6].parse().unwrap())
+}
+
+#[test]
+fn bench_judges_records_resumes_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tasks(d);
+    let args = [
+        "bench",
+        "--tasks",
+        "safe.yml",
+        "buggy.yml",
+        "mislabeled.yml",
+        "endless.yml",
+        "--run",
+        "explicit=verify --analysis explicit --give-up cpu-time=600s",
+        "--timelimit",
+        "1s",
+        "--jobs",
+        "2",
+        "--output-dir",
+        "out",
+    ];
+    let out = baton(&args, d);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("4 runs performed, 0 resumed"), "{stdout}");
+    assert!(stdout.contains("!!! WRONG: explicit:"), "{stdout}");
+    assert!(stdout.contains("mislabeled.yml"), "{stdout}");
+
+    let csv = std::fs::read_to_string(d.join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert_eq!(csv_row(&csv, "safe.yml"), ("true".into(), "correct".into(), 2));
+    assert_eq!(
+        csv_row(&csv, "buggy.yml"),
+        ("false(unreach-call)".into(), "correct".into(), 1)
+    );
+    assert_eq!(
+        csv_row(&csv, "mislabeled.yml"),
+        ("false(unreach-call)".into(), "wrong".into(), -16)
+    );
+    // Killed by the hard CPU limit: no answer, not wrong.
+    assert_eq!(
+        csv_row(&csv, "endless.yml"),
+        ("TIMEOUT".into(), "error".into(), 0)
+    );
+    let summary_line = stdout.lines().find(|l| l.starts_with("explicit ")).unwrap();
+    let nums: Vec<&str> = summary_line.split_whitespace().collect();
+    // runs, correct true, correct false, wrong true, wrong false, unknown, errors, score
+    assert_eq!(
+        &nums[1..9],
+        &["4", "1", "1", "0", "1", "0", "1", "-13"],
+        "{summary_line}"
+    );
+
+    let xml = std::fs::read_to_string(d.join("out/baton-bench.results.explicit.xml")).unwrap();
+    assert!(xml.contains("<result benchmarkname=\"baton-bench\""), "{xml}");
+    assert_eq!(xml.matches("<run name=").count(), 4);
+    assert!(xml.contains("expectedVerdict=\"false\""));
+    assert!(xml.contains("<column title=\"status\" value=\"TIMEOUT\"/>"));
+    assert!(xml.contains("<column hidden=\"true\" title=\"category\" value=\"wrong\"/>"));
+    assert!(d.join("out/logs/explicit").read_dir().unwrap().count() == 4);
+
+    // A second invocation runs nothing.
+    let jsonl = d.join("out/results.jsonl");
+    let before = std::fs::read_to_string(&jsonl).unwrap();
+    let out = baton(&args, d);
+    assert!(
+        text(&out.stdout).contains("0 runs performed, 4 resumed"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap(), before);
+
+    // An interrupted benchmark (last result lost, a line cut short) resumes the missing run.
+    let kept: Vec<&str> = before.lines().filter(|l| !l.contains("endless.yml")).collect();
+    std::fs::write(
+        &jsonl,
+        format!("{}\n{{\"run_definition\":\"expl", kept.join("\n")),
+    )
+    .unwrap();
+    let out = baton(&args, d);
+    assert!(
+        text(&out.stdout).contains("1 runs performed, 3 resumed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let csv = std::fs::read_to_string(d.join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+
+    // Changed arguments are not resumed.
+    let mut changed = args.to_vec();
+    changed[7] = "explicit=verify --analysis explicit --give-up cpu-time=500s";
+    changed.retain(|a| *a != "endless.yml");
+    let out = baton(&changed, d);
+    assert!(
+        text(&out.stdout).contains("3 runs performed, 0 resumed"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // The table compares; its HTML has plots.
+    let out = baton(&["table", "out", "--html", "report.html"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("!false(unreach-call)"));
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    assert!(html.contains("<svg"), "{html}");
+    assert!(html.contains("class=\"wrong\""));
+}
+
+#[test]
+fn benchmark_definition_xml_runs_and_compares_two_run_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tasks(d);
+    std::fs::write(
+        d.join("def.xml"),
+        r#"<?xml version="1.0"?>
+<benchmark tool="baton" timelimit="20s" memlimit="2 GB" cpuCores="1">
+  <option name="--analysis">explicit</option>
+  <rundefinition name="dfs"><option name="--order">dfs</option></rundefinition>
+  <rundefinition name="bfs"><option name="--order">bfs</option></rundefinition>
+  <tasks name="own">
+    <include>*.yml</include>
+    <exclude>endless.yml</exclude>
+    <exclude>mislabeled.yml</exclude>
+    <propertyfile>properties/unreach-call.prp</propertyfile>
+  </tasks>
+</benchmark>
+"#,
+    )
+    .unwrap();
+    let out = baton(&["bench", "def.xml", "--output-dir", "res"], d);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("4 runs performed"), "{stdout}");
+    assert!(!stdout.contains("WRONG"), "{stdout}");
+    for rd in ["dfs", "bfs"] {
+        let xml = std::fs::read_to_string(d.join(format!("res/def.results.{rd}.xml"))).unwrap();
+        assert_eq!(xml.matches("value=\"correct\"").count(), 2, "{xml}");
+        assert!(xml.contains("memlimit=\"2000000000B\""));
+    }
+    let out = baton(
+        &[
+            "table",
+            "res/def.results.dfs.xml",
+            "res/def.results.bfs.xml",
+            "--html",
+            "c.html",
+        ],
+        d,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(d.join("c.html")).unwrap();
+    assert!(html.contains("Scatter plot"), "{html}");
+    assert_eq!(html.matches("<svg").count(), 2);
+}
+
+#[test]
+fn malformed_inputs_are_errors_with_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tasks(d);
+    std::fs::write(
+        d.join("def.xml"),
+        "<benchmark tool=\"baton\">\n  <rundefinition name=\"x\">\n    <option>explicit</option>\n  </rundefinition>\n</benchmark>\n",
+    )
+    .unwrap();
+    let out = baton(&["bench", "def.xml", "--output-dir", "o"], d);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("def.xml:3:"), "{err}");
+    std::fs::write(d.join("def.xml"), "<benchmark>\n  <tasks>\n</benchmark>\n").unwrap();
+    let out = baton(&["bench", "def.xml"], d);
+    assert!(text(&out.stderr).contains("def.xml:3:"), "{}", text(&out.stderr));
+    let out = baton(&["bench", "--tasks", "safe.yml", "--run", "noequals"], d);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("NAME='ARGS'"));
+    let out = baton(&["bench", "--tasks", "nope.yml", "--run", "a=verify"], d);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("nope.yml"));
+}
+
+#[test]
+fn smallest_shared_tasks_have_no_wrong_results() {
+    let Ok(root) = std::env::var("BATON_SV_BENCHMARKS") else {
+        eprintln!("skipped: BATON_SV_BENCHMARKS is not set");
+        return;
+    };
+    let root = PathBuf::from(root);
+    let manifest = std::fs::read_to_string(root.join("MANIFEST.csv")).unwrap();
+    let mut rows: Vec<(u64, String)> = manifest
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Some((f.get(4)?.parse().ok()?, f.get(2)?.to_string()))
+        })
+        .collect();
+    rows.sort();
+    let tasks: Vec<String> = rows
+        .iter()
+        .take(5)
+        .map(|(_, t)| root.join(t).display().to_string())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["bench", "--tasks"];
+    args.extend(tasks.iter().map(String::as_str));
+    args.extend([
+        "--run",
+        "explicit=verify --analysis explicit --give-up cpu-time=2s",
+        "--timelimit",
+        "10s",
+        "--output-dir",
+        "out",
+    ]);
+    let out = baton(&args, dir.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    assert!(!csv.contains(",wrong,"), "{csv}");
+    assert!(!stdout.contains("WRONG"), "{stdout}");
+}
