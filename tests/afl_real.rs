@@ -56,9 +56,7 @@ fn real_afl_finds_shallow_bug() {
     std::fs::write(&program, PROGRAM).expect("write program");
     let model = DataModel::ILP32;
 
-    let build = run(&afl::build_command(
-        &tools, &harness, &program, &binary, model,
-    ));
+    let build = run(&afl::build_command(&tools, &harness, &program, &binary, model));
     assert!(
         build.status.success(),
         "build failed: {}",
@@ -143,13 +141,7 @@ fn real_afl_harness_semantics() {
     std::fs::write(&harness, afl::HARNESS_C).expect("write harness");
     let cases: [HarnessCase; 4] = [
         // s = -6 (0xfffa), bool byte 3 -> 1: error.
-        (
-            "declared",
-            DECLARED_ONLY,
-            &[0xfa, 0xff, 3],
-            true,
-            vec![-6, 1],
-        ),
+        ("declared", DECLARED_ONLY, &[0xfa, 0xff, 3], true, vec![-6, 1]),
         // s = 7: assume fails, exit 0 after one read.
         ("declared", DECLARED_ONLY, &[7, 0, 1], false, vec![7]),
         // Empty input: zeros, no error.
@@ -162,9 +154,7 @@ fn real_afl_harness_semantics() {
         let binary = dir.join(name);
         if !binary.exists() {
             std::fs::write(&program, source).expect("write program");
-            let build = run(&afl::build_command(
-                &tools, &harness, &program, &binary, model,
-            ));
+            let build = run(&afl::build_command(&tools, &harness, &program, &binary, model));
             assert!(
                 build.status.success(),
                 "build: {}",

@@ -49,17 +49,12 @@ fn check_file(tools: &CbmcTools, program: &Path, model: DataModel, unwind: u32) 
 fn real_cbmc_runs() {
     let config = Tool::Cbmc.builtin_config().expect("config");
     let Some(tools) = CbmcTools::locate(&config).expect("config roles") else {
-        eprintln!(
-            "skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)"
-        );
+        eprintln!("skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)");
         return;
     };
     let (_, version, _) = run(&CommandLine::new(&tools.cbmc).arg("--version"));
     let parsed = cbmc::parse_version(&version);
-    assert!(
-        matches!(parsed, Some((6, _, _))),
-        "CBMC version {version:?}"
-    );
+    assert!(matches!(parsed, Some((6, _, _))), "CBMC version {version:?}");
 
     assert_eq!(check(&tools, "safe", DataModel::LP64, 5), CbmcOutcome::Safe);
     assert_eq!(
@@ -85,16 +80,10 @@ fn real_cbmc_runs() {
         CbmcOutcome::SafeWithinBound { unwind: 5 }
     );
     // With a bound above the loop's 100 iterations, the proof is complete.
-    assert_eq!(
-        check(&tools, "loop", DataModel::ILP32, 101),
-        CbmcOutcome::Safe
-    );
+    assert_eq!(check(&tools, "loop", DataModel::ILP32, 101), CbmcOutcome::Safe);
     match check(&tools, "types_ilp32", DataModel::ILP32, 5) {
         CbmcOutcome::Violation { nondet_values, .. } => {
-            assert_eq!(
-                nondet_values,
-                vec![1, -100, -30000, 4294967295, -5000000000]
-            );
+            assert_eq!(nondet_values, vec![1, -100, -30000, 4294967295, -5000000000]);
         }
         other => panic!("types_ilp32: {other:?}"),
     }
@@ -132,9 +121,7 @@ fn real_cbmc_on_sv_benchmarks() {
     };
     let config = Tool::Cbmc.builtin_config().expect("config");
     let Some(tools) = CbmcTools::locate(&config).expect("config roles") else {
-        eprintln!(
-            "skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)"
-        );
+        eprintln!("skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)");
         return;
     };
     let root = Path::new(&root);
@@ -145,8 +132,8 @@ fn real_cbmc_on_sv_benchmarks() {
     ];
     for (yml, expected) in tasks {
         let yml_path = root.join(yml);
-        let text = std::fs::read_to_string(&yml_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", yml_path.display()));
+        let text =
+            std::fs::read_to_string(&yml_path).unwrap_or_else(|e| panic!("{}: {e}", yml_path.display()));
         let task: TaskYml = serde_norway::from_str(&text).expect("task yml");
         let model = if task.options.data_model == "LP64" {
             DataModel::LP64

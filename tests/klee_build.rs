@@ -55,15 +55,7 @@ fn klee_bitcode_steps_run() {
     std::fs::write(&harness, klee::HARNESS_C).expect("write harness");
     std::fs::write(&program, PROGRAM).expect("write program");
     for model in [DataModel::ILP32, DataModel::LP64] {
-        let p = klee::pipeline(
-            &tools,
-            &harness,
-            &program,
-            dir,
-            &dir.join("klee-out"),
-            model,
-            10,
-        );
+        let p = klee::pipeline(&tools, &harness, &program, dir, &dir.join("klee-out"), model, 10);
         run_ok(&p.compile_harness);
         run_ok(&p.compile_program);
         run_ok(&p.link);
@@ -87,10 +79,7 @@ fn klee_bitcode_steps_run() {
             .split("\ndefine ")
             .find(|f| f.contains("@reach_error("))
             .expect("reach_error defined");
-        assert!(
-            !reach.starts_with("weak"),
-            "harness definition won: {reach}"
-        );
+        assert!(!reach.starts_with("weak"), "harness definition won: {reach}");
         assert!(reach.contains("@__cyg_profile_func_enter"));
         assert!(text.contains("@__VERIFIER_nondet_long(") && text.contains("@klee_make_symbolic("));
         assert!(text.contains("reach_error.err"));

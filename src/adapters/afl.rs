@@ -321,11 +321,7 @@ impl NondetLog {
 
 /// Parses the harness's log (`<type> <value>` lines, then possibly `ERROR <function>`);
 /// `origin` names it in errors. Values are checked against their type's range.
-pub fn decode_nondet_log(
-    text: &str,
-    model: DataModel,
-    origin: &str,
-) -> Result<NondetLog, AdapterError> {
+pub fn decode_nondet_log(text: &str, model: DataModel, origin: &str) -> Result<NondetLog, AdapterError> {
     let err = |line: usize, message: String| AdapterError::Format {
         tool: "afl",
         origin: format!("{origin}:{line}"),
@@ -356,10 +352,7 @@ pub fn decode_nondet_log(
             .parse()
             .map_err(|e| err(line_no, format!("bad value {rest:?}: {e}")))?;
         if !kind.contains(value, model) {
-            return Err(err(
-                line_no,
-                format!("value {value} out of range of {head}"),
-            ));
+            return Err(err(line_no, format!("value {value} out of range of {head}")));
         }
         log.reads.push((kind, value));
     }
@@ -401,10 +394,7 @@ mod tests {
             decode_input(&bytes, &[ULong], DataModel::LP64),
             vec![u64::MAX as i128]
         );
-        assert_eq!(
-            decode_input(&bytes, &[LongLong], DataModel::ILP32),
-            vec![-1]
-        );
+        assert_eq!(decode_input(&bytes, &[LongLong], DataModel::ILP32), vec![-1]);
     }
 
     #[test]
@@ -496,9 +486,7 @@ mod tests {
             f.argv_lossy(),
             ["afl-fuzz", "-c", "0", "-i", "in", "-o", "out", "-V", "20", "--", "./p"]
         );
-        assert!(f
-            .env
-            .contains(&("AFL_BENCH_UNTIL_CRASH".into(), "1".into())));
+        assert!(f.env.contains(&("AFL_BENCH_UNTIL_CRASH".into(), "1".into())));
         let r = replay_command(Path::new("./p"), Path::new("crash"), Path::new("log"));
         assert_eq!(r.stdin.as_deref(), Some(Path::new("crash")));
         assert!(HARNESS_C.contains("__cyg_profile_func_enter"));

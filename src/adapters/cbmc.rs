@@ -42,10 +42,7 @@ pub const RENAMED_VERIFIER_ERROR: &str = "__baton_VERIFIER_error";
 pub const RENAMED_NONDET_PREFIX: &str = "__baton_nondet_";
 
 /// The properties whose failure means the error function is reachable.
-pub const TARGET_PROPERTIES: [&str; 2] = [
-    "reach_error.assertion.1",
-    "__baton_VERIFIER_error.assertion.1",
-];
+pub const TARGET_PROPERTIES: [&str; 2] = ["reach_error.assertion.1", "__baton_VERIFIER_error.assertion.1"];
 
 /// The three CBMC executables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,12 +177,7 @@ pub enum CbmcOutcome {
 
 /// Interprets the end of the `goto-cc` or `goto-instrument` step: `None` when it succeeded, an
 /// [`CbmcOutcome::Error`] naming the step, exit status and first lines of output otherwise.
-pub fn step_failure(
-    step: &str,
-    exit_code: Option<i32>,
-    stdout: &str,
-    stderr: &str,
-) -> Option<CbmcOutcome> {
+pub fn step_failure(step: &str, exit_code: Option<i32>, stdout: &str, stderr: &str) -> Option<CbmcOutcome> {
     if exit_code == Some(0) {
         return None;
     }
@@ -243,11 +235,7 @@ fn interpret(json: &str, exit_code: Option<i32>, unwind: u32) -> Result<CbmcOutc
         return Err(if errors.is_empty() {
             format!("cbmc reported no results ({})", exit_text(exit_code))
         } else {
-            format!(
-                "cbmc error ({}): {}",
-                exit_text(exit_code),
-                errors.join(" | ")
-            )
+            format!("cbmc error ({}): {}", exit_text(exit_code), errors.join(" | "))
         });
     };
     if !errors.is_empty() {
@@ -347,15 +335,13 @@ fn nondet_values(trace: &[Value]) -> Result<Vec<i128>, String> {
             (Some("function-call"), Some(f)) if f.starts_with(RENAMED_NONDET_PREFIX) => {
                 open.push((f.to_string(), false));
             }
-            (Some("function-return"), Some(f)) if f.starts_with(RENAMED_NONDET_PREFIX) => {
-                match open.pop() {
-                    Some((g, true)) if g == f => {}
-                    Some((g, false)) if g == f => {
-                        return Err(format!("step {index}: call of {f} returned no value"))
-                    }
-                    _ => return Err(format!("step {index}: unmatched return from {f}")),
+            (Some("function-return"), Some(f)) if f.starts_with(RENAMED_NONDET_PREFIX) => match open.pop() {
+                Some((g, true)) if g == f => {}
+                Some((g, false)) if g == f => {
+                    return Err(format!("step {index}: call of {f} returned no value"))
                 }
-            }
+                _ => return Err(format!("step {index}: unmatched return from {f}")),
+            },
             (Some("assignment"), _) => {
                 let Some(lhs) = step.get("lhs").and_then(Value::as_str) else {
                     continue;
@@ -371,9 +357,7 @@ fn nondet_values(trace: &[Value]) -> Result<Vec<i128>, String> {
                         let value = step
                             .get("value")
                             .ok_or_else(|| format!("step {index} ({lhs}) has no value"))?;
-                        values.push(
-                            trace_value(value).map_err(|e| format!("step {index} ({lhs}): {e}"))?,
-                        );
+                        values.push(trace_value(value).map_err(|e| format!("step {index} ({lhs}): {e}"))?);
                         *seen = true;
                     }
                 }
@@ -456,10 +440,7 @@ mod tests {
 
     #[test]
     fn safe_program() {
-        assert_eq!(
-            parse_output(&recorded("safe"), Some(0), 5),
-            CbmcOutcome::Safe
-        );
+        assert_eq!(parse_output(&recorded("safe"), Some(0), 5), CbmcOutcome::Safe);
     }
 
     #[test]
@@ -541,10 +522,7 @@ mod tests {
             "{out:?}"
         );
         assert!(matches!(parse_output("", None, 5), CbmcOutcome::Error(_)));
-        assert!(matches!(
-            parse_output("{}", Some(0), 5),
-            CbmcOutcome::Error(_)
-        ));
+        assert!(matches!(parse_output("{}", Some(0), 5), CbmcOutcome::Error(_)));
         // Exit code that contradicts the results.
         assert!(matches!(
             parse_output(&recorded("safe"), Some(10), 5),
@@ -559,9 +537,7 @@ mod tests {
     #[test]
     fn unknown_status_of_target_is_an_error() {
         let json = r#"[{"result":[{"property":"reach_error.assertion.1","status":"UNKNOWN"}]}]"#;
-        assert!(
-            matches!(parse_output(json, Some(0), 3), CbmcOutcome::Error(m) if m.contains("UNKNOWN"))
-        );
+        assert!(matches!(parse_output(json, Some(0), 3), CbmcOutcome::Error(m) if m.contains("UNKNOWN")));
     }
 
     #[test]
@@ -616,21 +592,11 @@ mod tests {
             goto_instrument: "goto-instrument".into(),
             cbmc: "cbmc".into(),
         };
-        let p = pipeline(
-            &tools,
-            Path::new("p.c"),
-            Path::new("/w"),
-            DataModel::ILP32,
-            7,
-        );
+        let p = pipeline(&tools, Path::new("p.c"), Path::new("/w"), DataModel::ILP32, 7);
         let compile = p.compile.argv_lossy();
         assert_eq!(
             compile[..3],
-            [
-                "goto-cc",
-                "-m32",
-                "-D__VERIFIER_error=__baton_VERIFIER_error"
-            ]
+            ["goto-cc", "-m32", "-D__VERIFIER_error=__baton_VERIFIER_error"]
         );
         assert_eq!(compile[compile.len() - 3..], ["p.c", "-o", "/w/prog.gb"]);
         assert_eq!(

@@ -56,11 +56,7 @@ impl KleeTools {
         let linker = find_executable(config.executable("linker")?);
         let klee = find_executable(config.executable("engine")?);
         Ok(match (clang, linker, klee) {
-            (Some(clang), Some(linker), Some(klee)) => Some(KleeTools {
-                clang,
-                linker,
-                klee,
-            }),
+            (Some(clang), Some(linker), Some(klee)) => Some(KleeTools { clang, linker, klee }),
             _ => None,
         })
     }
@@ -89,10 +85,7 @@ fn bitcode_command(clang: &Path, source: &Path, output: &Path, model: DataModel)
         .arg("-disable-O0-optnone")
         .arg("-finstrument-functions")
         .arg("-w")
-        .arg(format!(
-            "-DBATON_LONG_BYTES={}",
-            u32::from(model.long_bits()) / 8
-        ))
+        .arg(format!("-DBATON_LONG_BYTES={}", u32::from(model.long_bits()) / 8))
         .arg(source)
         .arg("-o")
         .arg(output)
@@ -197,11 +190,7 @@ impl Reader<'_> {
 
 /// Parses the bytes of a `.ktest` file; `origin` names it in errors.
 pub fn parse_ktest(data: &[u8], origin: &str) -> Result<KTest, AdapterError> {
-    let mut r = Reader {
-        data,
-        pos: 0,
-        origin,
-    };
+    let mut r = Reader { data, pos: 0, origin };
     let magic = r.bytes(5, "magic")?.to_vec();
     if magic != b"KTEST" && magic != b"BOUT\n" {
         return Err(r.error(format!("bad magic {magic:?}")));
@@ -270,11 +259,7 @@ pub fn write_ktest(test: &KTest) -> Vec<u8> {
 /// decoded little-endian (x86) with the type's signedness. The object's size must be the
 /// type's size in `model`. An object of another name (other than KLEE's own `model_version`)
 /// is an error, since skipping it could misalign the values.
-pub fn ktest_nondet_values(
-    test: &KTest,
-    model: DataModel,
-    origin: &str,
-) -> Result<Vec<i128>, AdapterError> {
+pub fn ktest_nondet_values(test: &KTest, model: DataModel, origin: &str) -> Result<Vec<i128>, AdapterError> {
     let err = |message: String| AdapterError::Format {
         tool: "klee",
         origin: origin.to_string(),
@@ -338,8 +323,8 @@ pub fn parse_err_file(file_name: &str, text: &str) -> Result<KleeError, AdapterE
         origin: file_name.to_string(),
         message,
     };
-    let (test_id, rest) = split_test_name(file_name)
-        .ok_or_else(|| err("name is not testNNNNNN.<kind>.err".to_string()))?;
+    let (test_id, rest) =
+        split_test_name(file_name).ok_or_else(|| err("name is not testNNNNNN.<kind>.err".to_string()))?;
     let kind = rest
         .strip_suffix(".err")
         .filter(|k| !k.is_empty())
@@ -562,10 +547,7 @@ mod tests {
         assert_eq!(t.args, vec!["linked.bc"]);
         assert_eq!(t.objects.len(), 2);
         assert_eq!(t.objects[1], object("__VERIFIER_nondet_uchar", &[200]));
-        assert_eq!(
-            ktest_nondet_values(&t, DataModel::ILP32, "t")?,
-            vec![0x1234, 200]
-        );
+        assert_eq!(ktest_nondet_values(&t, DataModel::ILP32, "t")?, vec![0x1234, 200]);
         assert_eq!(write_ktest(&t), handwritten_ktest());
         Ok(())
     }
@@ -612,10 +594,7 @@ mod tests {
             sym_argv_len: 0,
             objects,
         };
-        let long4 = t(vec![object(
-            "__VERIFIER_nondet_long",
-            &[0xff, 0xff, 0xff, 0xff],
-        )]);
+        let long4 = t(vec![object("__VERIFIER_nondet_long", &[0xff, 0xff, 0xff, 0xff])]);
         assert_eq!(
             ktest_nondet_values(&long4, DataModel::ILP32, "t").ok(),
             Some(vec![-1])
@@ -709,10 +688,7 @@ KLEE: done: generated tests = 3\n";
             dir.path().join("test000002.abort.err"),
             "Error: abort failure\nFile: p.c\nLine: 3\n",
         )?;
-        assert_eq!(
-            read_output_dir(dir.path(), DataModel::ILP32)?,
-            KleeOutcome::Safe
-        );
+        assert_eq!(read_output_dir(dir.path(), DataModel::ILP32)?, KleeOutcome::Safe);
 
         // Another error kind cuts paths: unknown.
         std::fs::write(
@@ -787,13 +763,7 @@ KLEE: done: generated tests = 3\n";
         );
         assert_eq!(
             p.link.argv_lossy(),
-            [
-                "llvm-link",
-                "w/prog.bc",
-                "w/harness.bc",
-                "-o",
-                "w/linked.bc"
-            ]
+            ["llvm-link", "w/prog.bc", "w/harness.bc", "-o", "w/linked.bc"]
         );
         let c = p.compile_program.argv_lossy();
         assert_eq!(&c[..4], ["clang", "-emit-llvm", "-c", "-g"]);

@@ -141,11 +141,10 @@ impl Tool {
 impl ToolConfig {
     /// Parses a configuration; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ToolConfig, AdapterError> {
-        let config: ToolConfig =
-            serde_norway::from_str(text).map_err(|e| AdapterError::Config {
-                origin: origin.to_string(),
-                message: e.to_string(),
-            })?;
+        let config: ToolConfig = serde_norway::from_str(text).map_err(|e| AdapterError::Config {
+            origin: origin.to_string(),
+            message: e.to_string(),
+        })?;
         if config.version_command.is_empty() {
             return Err(AdapterError::Config {
                 origin: origin.to_string(),
@@ -201,9 +200,7 @@ pub fn find_executable(name: &str) -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&path));
     }
-    dirs.into_iter()
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
+    dirs.into_iter().map(|d| d.join(name)).find(|p| is_executable(p))
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -144,8 +144,11 @@ impl Liveness {
 /// onto each group's variable set and finds equal states by hash.
 #[derive(Debug, Default)]
 pub struct ExplicitCoverIndex {
-    groups: Vec<(Vec<VarId>, HashMap<Vec<i128>, Vec<NodeId>>)>,
+    groups: Vec<(Vec<VarId>, ValueGroup)>,
 }
+
+/// Nodes of one group, by the values of the group's variables.
+type ValueGroup = HashMap<Vec<i128>, Vec<NodeId>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {

@@ -729,6 +729,25 @@ impl SolverConfig {
     }
 }
 
+/// Nondet values that drive the concrete interpreter along `steps` (from program start), if
+/// there are any: the path formula with the interpreter's choices for what C leaves open
+/// (uninitialised locals are 0, no undefined behaviour), solved with Z3.
+pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig) -> Option<Vec<i128>> {
+    let path = PathFormula::program_start(program)
+        .extend_all(steps.iter().copied(), program)
+        .ok()?;
+    let mut conjuncts = vec![path.formula.clone(), path.may_be_undefined().not()];
+    for term in &path.uninitialized {
+        let zero = bv_const(0, term.get_size());
+        conjuncts.push(term.eq(&zero));
+    }
+    match config.check(&Bool::and(&conjuncts)) {
+        Satisfiability::Sat(model) => Some(path.nondet_values(&model)),
+        Satisfiability::Unsat | Satisfiability::Unknown(_) => None,
+    }
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -966,23 +985,5 @@ mod tests {
             let low = c.extract(63, 0).simplify();
             assert_eq!(low.as_u64(), Some(v as u64));
         }
-    }
-}
-
-/// Nondet values that drive the concrete interpreter along `steps` (from program start), if
-/// there are any: the path formula with the interpreter's choices for what C leaves open
-/// (uninitialised locals are 0, no undefined behaviour), solved with Z3.
-pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig) -> Option<Vec<i128>> {
-    let path = PathFormula::program_start(program)
-        .extend_all(steps.iter().copied(), program)
-        .ok()?;
-    let mut conjuncts = vec![path.formula.clone(), path.may_be_undefined().not()];
-    for term in &path.uninitialized {
-        let zero = bv_const(0, term.get_size());
-        conjuncts.push(term.eq(&zero));
-    }
-    match config.check(&Bool::and(&conjuncts)) {
-        Satisfiability::Sat(model) => Some(path.nondet_values(&model)),
-        Satisfiability::Unsat | Satisfiability::Unknown(_) => None,
     }
 }
