@@ -1,0 +1,136 @@
+//! The explicit-value analysis on the shared sv-benchmarks tasks (`BATON_SV_BENCHMARKS`):
+//! seed 000's Table I with the paper's conditions, zero wrong answers on every task, and the
+//! conditions it writes reading back unchanged from both file formats.
+//!
+//! Limits are short (seconds per task) so the suite stays fast; the long runs the issues ask
+//! for are benchmarks (`baton bench`), not tests.
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::cfa::Program;
+use baton::condition::{self, Format};
+use baton::cpa::monitor::GiveUp;
+use baton::frontend::load_program;
+use baton::task::Task;
+use baton::verdict::{Classification, Verdict};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The shared benchmark folder, or `None` (with a printed reason) when it is not configured.
+fn benchmarks() -> Option<PathBuf> {
+    match std::env::var_os("BATON_SV_BENCHMARKS") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            eprintln!("skipped: BATON_SV_BENCHMARKS is not set");
+            None
+        }
+    }
+}
+
+/// (paper table, paper name, task file) of every row of MANIFEST.csv.
+fn manifest(dir: &std::path::Path) -> Vec<(String, String, PathBuf)> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.csv")).expect("MANIFEST.csv readable");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split(',').collect();
+            (cols[0].to_string(), cols[1].to_string(), dir.join(cols[2]))
+        })
+        .collect()
+}
+
+fn load(task_file: &std::path::Path) -> (Task, Program) {
+    let task = Task::load(task_file, Default::default()).expect("task loads");
+    let program = load_program(&task.program, task.data_model).expect("program lowers");
+    (task, program)
+}
+
+fn explicit(program: &Program, give_up: &[&str]) -> AnalysisOutcome {
+    let options = AnalysisOptions {
+        give_up: give_up.iter().map(|g| g.parse::<GiveUp>().expect("valid give-up")).collect(),
+        ..Default::default()
+    };
+    run_analysis(AnalysisKind::Explicit, program, &options, None)
+}
+
+/// Runs `work` on every item with two threads (the machine has two cores).
+fn parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = Mutex::new(0usize);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().expect("lock");
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(item) = items.get(i) else { break };
+                let r = work(item);
+                results.lock().expect("lock").push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("lock");
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+#[test]
+fn table_1_bugs_are_found_with_the_papers_conditions() {
+    let Some(dir) = benchmarks() else { return };
+    let rows = [
+        ("c/systemc/pc_sfifo_1.cil-1.yml", "repeating-locations=3"),
+        ("c/systemc/pc_sfifo_2.cil-2.yml", "repeating-locations=3"),
+        ("c/locks/test_locks_14-2.yml", "path-length=85"),
+        ("c/locks/test_locks_15-1.yml", "path-length=90"),
+        ("c/systemc/transmitter.15.cil.yml", "path-length=600"),
+        ("c/systemc/transmitter.16.cil.yml", "path-length=600"),
+    ];
+    for (file, condition) in rows {
+        let (task, program) = load(&dir.join(file));
+        assert_eq!(task.expected, Some(false), "{file} is a BUG task");
+        let outcome = explicit(&program, &[condition, "cpu-time=60s"]);
+        assert_eq!(outcome.verdict, Verdict::False, "{file} with {condition}: {}", outcome.reason);
+        let cex = outcome.counterexample.expect("a false verdict carries a counterexample");
+        assert!(baton::analyses::replay_to_error(&program, &cex.inputs).is_some(), "{file}: replays");
+    }
+}
+
+#[test]
+fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
+    let Some(dir) = benchmarks() else { return };
+    let rows = manifest(&dir);
+    assert_eq!(rows.len(), 77, "every shared task is covered");
+    let results = parallel(&rows, |(table, name, file)| {
+        let (task, program) = load(file);
+        let outcome = explicit(&program, &["cpu-time=1s"]);
+        (table.clone(), name.clone(), outcome.verdict, outcome.verdict.classify(task.expected))
+    });
+    let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
+    let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
+    let table2 = results.iter().filter(|r| r.0.split('+').any(|t| t == "II")).count();
+    eprintln!("explicit, cpu-time=1s: {correct} correct of {} ({table2} in Table II)", results.len());
+    assert!(wrong.is_empty(), "wrong answers: {wrong:?}");
+    assert!(correct >= 20, "the analysis answers a fair share ({correct})");
+}
+
+#[test]
+fn conditions_of_every_shared_task_read_back_from_both_formats() {
+    let Some(dir) = benchmarks() else { return };
+    let rows = manifest(&dir);
+    let checked = parallel(&rows, |(_, name, file)| {
+        let (_, program) = load(file);
+        let outcome = explicit(&program, &["reached-states=1500"]);
+        for format in [Format::GraphMl, Format::CpaChecker] {
+            let text = condition::write(&outcome.condition, &program, format);
+            let back = condition::parse(&text, name, &program)
+                .unwrap_or_else(|e| panic!("{name} ({format:?}) does not read back: {e}"));
+            assert_eq!(back, outcome.condition, "{name} ({format:?})");
+        }
+        outcome.condition.states.len()
+    });
+    assert_eq!(checked.len(), 77);
+    assert!(checked.iter().any(|&n| n > 10), "some conditions are not trivial");
+}
