@@ -47,7 +47,10 @@ fn load(task_file: &std::path::Path) -> (Task, Program) {
 
 fn explicit(program: &Program, give_up: &[&str]) -> AnalysisOutcome {
     let options = AnalysisOptions {
-        give_up: give_up.iter().map(|g| g.parse::<GiveUp>().expect("valid give-up")).collect(),
+        give_up: give_up
+            .iter()
+            .map(|g| g.parse::<GiveUp>().expect("valid give-up"))
+            .collect(),
         ..Default::default()
     };
     run_analysis(AnalysisKind::Explicit, program, &options, None)
@@ -92,9 +95,19 @@ fn table_1_bugs_are_found_with_the_papers_conditions() {
         let (task, program) = load(&dir.join(file));
         assert_eq!(task.expected, Some(false), "{file} is a BUG task");
         let outcome = explicit(&program, &[condition, "cpu-time=60s"]);
-        assert_eq!(outcome.verdict, Verdict::False, "{file} with {condition}: {}", outcome.reason);
-        let cex = outcome.counterexample.expect("a false verdict carries a counterexample");
-        assert!(baton::analyses::replay_to_error(&program, &cex.inputs).is_some(), "{file}: replays");
+        assert_eq!(
+            outcome.verdict,
+            Verdict::False,
+            "{file} with {condition}: {}",
+            outcome.reason
+        );
+        let cex = outcome
+            .counterexample
+            .expect("a false verdict carries a counterexample");
+        assert!(
+            baton::analyses::replay_to_error(&program, &cex.inputs).is_some(),
+            "{file}: replays"
+        );
     }
 }
 
@@ -106,12 +119,23 @@ fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     let results = parallel(&rows, |(table, name, file)| {
         let (task, program) = load(file);
         let outcome = explicit(&program, &["cpu-time=1s"]);
-        (table.clone(), name.clone(), outcome.verdict, outcome.verdict.classify(task.expected))
+        (
+            table.clone(),
+            name.clone(),
+            outcome.verdict,
+            outcome.verdict.classify(task.expected),
+        )
     });
     let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
     let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
-    let table2 = results.iter().filter(|r| r.0.split('+').any(|t| t == "II")).count();
-    eprintln!("explicit, cpu-time=1s: {correct} correct of {} ({table2} in Table II)", results.len());
+    let table2 = results
+        .iter()
+        .filter(|r| r.0.split('+').any(|t| t == "II"))
+        .count();
+    eprintln!(
+        "explicit, cpu-time=1s: {correct} correct of {} ({table2} in Table II)",
+        results.len()
+    );
     assert!(wrong.is_empty(), "wrong answers: {wrong:?}");
     assert!(correct >= 20, "the analysis answers a fair share ({correct})");
 }
@@ -133,4 +157,69 @@ fn conditions_of_every_shared_task_read_back_from_both_formats() {
     });
     assert_eq!(checked.len(), 77);
     assert!(checked.iter().any(|&n| n > 10), "some conditions are not trivial");
+}
+
+#[test]
+fn guided_second_run_never_reexplores_what_the_first_verified() {
+    use baton::analyses::explicit::ExplicitCpa;
+    use baton::condition::ConditionRunner;
+    use baton::cpa::arg::NodeStatus;
+    use baton::cpa::engine::{Engine, Guide, SearchOrder};
+    use baton::cpa::Step;
+    let Some(dir) = benchmarks() else { return };
+    let rows: Vec<_> = manifest(&dir)
+        .into_iter()
+        .filter(|(t, _, _)| t.split('+').any(|x| x == "III"))
+        .collect();
+    assert_eq!(rows.len(), 24, "Table III has 24 tasks");
+    let results = parallel(&rows, |(_, name, file)| {
+        let (task, program) = load(file);
+        let first = explicit(&program, &["reached-states=3000"]);
+        let runner = ConditionRunner::new(&first.condition);
+        let give_up = vec!["reached-states=6000".parse::<GiveUp>().expect("valid")];
+        let mut engine = Engine::new(
+            &program,
+            ExplicitCpa::new(&program),
+            SearchOrder::Dfs,
+            give_up,
+            Some(&runner as &dyn Guide),
+        );
+        engine.run();
+        let arg = engine.arg();
+        let reexplored = arg
+            .live_ids()
+            .filter(|&n| arg.node(n).status == NodeStatus::Expanded)
+            .filter(|&n| {
+                let edges: Vec<_> = arg
+                    .path_to(n)
+                    .into_iter()
+                    .filter_map(|(s, _)| match s {
+                        Step::Edge(e) => Some(e),
+                        Step::Return { .. } => None,
+                    })
+                    .collect();
+                first.condition.covers(&edges)
+            })
+            .count();
+        let second = baton::analyses::explicit::verify(
+            &program,
+            &AnalysisOptions {
+                give_up: vec!["reached-states=6000".parse().expect("valid")],
+                ..Default::default()
+            },
+            Some(&runner as &dyn Guide),
+        );
+        (
+            name.clone(),
+            reexplored,
+            engine.stats().guide_accepted,
+            second.verdict.classify(task.expected),
+        )
+    });
+    for (name, reexplored, _, class) in &results {
+        assert_eq!(*reexplored, 0, "{name}: states re-explored under the guide");
+        assert_ne!(*class, Classification::Wrong, "{name}: wrong verdict");
+    }
+    let guided: u64 = results.iter().map(|r| r.2).sum();
+    eprintln!("guided runs left {guided} states to the first run's condition");
 }
