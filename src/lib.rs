@@ -16,3 +16,4 @@ pub mod pipeline;
 pub mod reducer;
 pub mod task;
 pub mod verdict;
+pub mod xml;

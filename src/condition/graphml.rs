@@ -24,9 +24,8 @@ use super::{
     Transition,
 };
 use crate::cfa::{EdgeId, Operation, Program};
+use crate::xml::Element;
 use quick_xml::escape::escape;
-use quick_xml::events::Event;
-use quick_xml::Reader;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
@@ -144,154 +143,13 @@ pub fn write_graphml(automaton: &ConditionAutomaton, program: &Program) -> Strin
     out
 }
 
-/// A parsed XML element (a tiny DOM; condition files are small).
-#[derive(Debug, Default)]
-struct Element {
-    name: String,
-    attrs: Vec<(String, String)>,
-    children: Vec<Element>,
-    text: String,
-    line: usize,
-}
-
-impl Element {
-    fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
-        self.children.iter().filter(move |c| c.name == name)
-    }
-}
-
-/// Byte offsets of line starts, for turning quick-xml's byte positions into lines.
-struct Lines(Vec<usize>);
-
-impl Lines {
-    fn new(text: &str) -> Lines {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        Lines(starts)
-    }
-
-    /// 1-based line of a byte offset.
-    fn line_of(&self, pos: u64) -> usize {
-        let pos = usize::try_from(pos).unwrap_or(usize::MAX);
-        self.0.partition_point(|&start| start <= pos).max(1)
-    }
-}
-
-/// Parses XML into a tree; errors carry `file:line`.
+/// Parses the XML of a condition file; errors carry `file:line`.
 fn parse_xml(text: &str, file: &str) -> Result<Element, ConditionError> {
-    let err = |line: usize, message: String| ConditionError::Parse {
+    crate::xml::parse(text, "graphml").map_err(|e| ConditionError::Parse {
         file: file.to_string(),
-        line,
-        message,
-    };
-    let lines = Lines::new(text);
-    let line_of = |_: &str, pos: u64| lines.line_of(pos);
-    let mut reader = Reader::from_str(text);
-    let mut stack: Vec<Element> = vec![Element::default()];
-    loop {
-        let before = reader.buffer_position();
-        let event = reader.read_event().map_err(|e| {
-            err(
-                line_of(text, reader.error_position().max(before)),
-                format!("malformed XML: {e}"),
-            )
-        })?;
-        let line = line_of(text, before);
-        let open = |e: &quick_xml::events::BytesStart| -> Result<Element, ConditionError> {
-            let name = e.local_name().as_ref().to_string();
-            let mut attrs = Vec::new();
-            for a in e.attributes() {
-                let a = a.map_err(|x| err(line, format!("malformed attribute: {x}")))?;
-                let key = a.key.local_name().as_ref().to_string();
-                let value = a
-                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                    .map_err(|x| err(line, format!("malformed attribute value: {x}")))?
-                    .into_owned();
-                attrs.push((key, value));
-            }
-            Ok(Element {
-                name,
-                attrs,
-                children: Vec::new(),
-                text: String::new(),
-                line,
-            })
-        };
-        match event {
-            Event::Start(e) => {
-                let el = open(&e)?;
-                stack.push(el);
-            }
-            Event::Empty(e) => {
-                let el = open(&e)?;
-                if let Some(parent) = stack.last_mut() {
-                    parent.children.push(el);
-                }
-            }
-            Event::End(_) => {
-                if stack.len() < 2 {
-                    return Err(err(line, "unexpected closing tag".into()));
-                }
-                if let Some(el) = stack.pop() {
-                    if let Some(parent) = stack.last_mut() {
-                        parent.children.push(el);
-                    }
-                }
-            }
-            Event::Text(t) => {
-                if let Some(el) = stack.last_mut() {
-                    el.text.push_str(&t.xml10_content());
-                }
-            }
-            Event::CData(t) => {
-                if let Some(el) = stack.last_mut() {
-                    el.text.push_str(&t.xml10_content());
-                }
-            }
-            Event::GeneralRef(r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => c.to_string(),
-                    Ok(None) => {
-                        let name = r.xml10_content();
-                        match quick_xml::escape::resolve_predefined_entity(&name) {
-                            Some(s) => s.to_string(),
-                            None => return Err(err(line, format!("unknown entity `&{name};`"))),
-                        }
-                    }
-                    Err(e) => return Err(err(line, format!("bad character reference: {e}"))),
-                };
-                if let Some(el) = stack.last_mut() {
-                    el.text.push_str(&resolved);
-                }
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if stack.len() != 1 {
-        let open = stack.last().map(|e| e.name.clone()).unwrap_or_default();
-        return Err(err(
-            line_of(text, text.len() as u64),
-            format!("unexpected end of file inside <{open}>"),
-        ));
-    }
-    let mut root = stack.pop().unwrap_or_default();
-    match root.children.iter().position(|c| c.name == "graphml") {
-        Some(i) => Ok(root.children.swap_remove(i)),
-        None => Err(err(1, "no <graphml> element".into())),
-    }
+        line: e.line,
+        message: e.message,
+    })
 }
 
 /// Reads a GraphML condition for `program` (see the module doc) and validates it.
