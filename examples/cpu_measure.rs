@@ -53,11 +53,7 @@ fn parse_args() -> Result<Options, String> {
             "--" => {
                 opts.argv = args.by_ref().collect();
             }
-            other => {
-                return Err(format!(
-                    "unknown option `{other}` (the command goes after --)"
-                ))
-            }
+            other => return Err(format!("unknown option `{other}` (the command goes after --)")),
         }
     }
     if opts.argv.is_empty() {

@@ -103,7 +103,10 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
             Err(why) => eprintln!("skipping {model}: {why} (install gcc-multilib)"),
         }
     }
-    assert!(!models.is_empty(), "gcc can build neither 64- nor 32-bit programs");
+    assert!(
+        !models.is_empty(),
+        "gcc can build neither 64- nor 32-bit programs"
+    );
 
     let seeds: Vec<u64> = (0..PROGRAMS).collect();
     let programs: Vec<cgen::GenProgram> = seeds

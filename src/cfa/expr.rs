@@ -270,8 +270,14 @@ mod tests {
     /// (`(signed char)(127 - 1)` for -128, `(int)(2147483647 - 1)` for INT_MIN).
     #[test]
     fn most_negative_constants_keep_their_sign() {
-        assert_eq!(c(&Expr::constant(-128, IntType::CHAR)), "((signed char)(-127 - 1))");
-        assert_eq!(c(&Expr::constant(-32768, IntType::SHORT)), "((short)(-32767 - 1))");
+        assert_eq!(
+            c(&Expr::constant(-128, IntType::CHAR)),
+            "((signed char)(-127 - 1))"
+        );
+        assert_eq!(
+            c(&Expr::constant(-32768, IntType::SHORT)),
+            "((short)(-32767 - 1))"
+        );
         assert_eq!(c(&Expr::int(i128::from(i32::MIN))), "((int)(-2147483647 - 1))");
         assert_eq!(
             c(&Expr::constant(i128::from(i64::MIN), IntType::LLONG)),

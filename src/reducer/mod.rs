@@ -344,8 +344,8 @@ mod tests {
     fn fully_covered_residual_has_no_execution() {
         let text = "extern int __VERIFIER_nondet_int(void);\n\
                     int main(void) { int x = __VERIFIER_nondet_int(); return x; }\n";
-        let program = crate::frontend::load_source("full.c", text, DataModel::ILP32)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let program =
+            crate::frontend::load_source("full.c", text, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"));
         let residual = reduce(
             &program,
             &ConditionAutomaton::fully_verified(&program.hash),

@@ -618,10 +618,7 @@ impl Gen {
                 let spelled = self.spell(t);
                 let a = self.expr(ctx, d);
                 let s = self.expr(ctx, d.min(1));
-                format!(
-                    "((({spelled})({a})) {op} (({s}) & {}))",
-                    TYPES[t].shift_mask
-                )
+                format!("((({spelled})({a})) {op} (({s}) & {}))", TYPES[t].shift_mask)
             }
             6 => {
                 let t = self.any_type();
@@ -686,22 +683,22 @@ impl Gen {
         let nested = ctx.depth < MAX_DEPTH;
         let can_loop = nested && ctx.counter_depth < MAX_LOOP_DEPTH;
         let weights = [
-            25,                                               // 0 assign
-            10,                                               // 1 compound
-            8,                                                // 2 ++/--
-            7,                                                // 3 nondet
-            if nested { 10 } else { 0 },                      // 4 if
-            if can_loop { 8 } else { 0 },                     // 5 loop
-            if nested { 4 } else { 0 },                       // 6 switch
-            if ctx.callees > 0 { 7 } else { 0 },              // 7 call
-            if ctx.loops > 0 { 4 } else { 0 },                // 8 break/continue
-            if ctx.labels.is_empty() { 0 } else { 3 },        // 9 goto
-            2,                                                // 10 return
-            2,                                                // 11 assume
-            1,                                                // 12 abort
-            1,                                                // 13 exit
-            2,                                                // 14 reach_error
-            if top && can_loop { 2 } else { 0 },              // 15 backward goto loop
+            25,                                        // 0 assign
+            10,                                        // 1 compound
+            8,                                         // 2 ++/--
+            7,                                         // 3 nondet
+            if nested { 10 } else { 0 },               // 4 if
+            if can_loop { 8 } else { 0 },              // 5 loop
+            if nested { 4 } else { 0 },                // 6 switch
+            if ctx.callees > 0 { 7 } else { 0 },       // 7 call
+            if ctx.loops > 0 { 4 } else { 0 },         // 8 break/continue
+            if ctx.labels.is_empty() { 0 } else { 3 }, // 9 goto
+            2,                                         // 10 return
+            2,                                         // 11 assume
+            1,                                         // 12 abort
+            1,                                         // 13 exit
+            2,                                         // 14 reach_error
+            if top && can_loop { 2 } else { 0 },       // 15 backward goto loop
         ];
         let inner = |ctx: &Ctx| Ctx {
             depth: ctx.depth + 1,
@@ -715,9 +712,9 @@ impl Gen {
             }
             1 => {
                 let v = self.var(ctx).clone();
-                let op = *self.rng.pick(&[
-                    "+=", "-=", "*=", "&=", "|=", "^=", "/=", "%=", "<<=", ">>=",
-                ]);
+                let op = *self
+                    .rng
+                    .pick(&["+=", "-=", "*=", "&=", "|=", "^=", "/=", "%=", "<<=", ">>="]);
                 let e = self.expr(ctx, 2);
                 let rhs = match op {
                     "/=" | "%=" => {
@@ -838,7 +835,9 @@ impl Gen {
         };
         match self.rng.below(3) {
             0 => {
-                self.line(format!("for ({counter} = 0; {counter} < {bound}; {counter}++) {{"));
+                self.line(format!(
+                    "for ({counter} = 0; {counter} < {bound}; {counter}++) {{"
+                ));
                 self.block(&body);
                 self.line("}");
             }

@@ -137,12 +137,7 @@ pub fn batch_source(programs: &[GenProgram]) -> String {
 }
 
 /// Compiles a batch with `gcc -fwrapv -w -O0 <flag>`; returns the executable.
-pub fn compile_batch(
-    programs: &[GenProgram],
-    flag: &str,
-    dir: &Path,
-    name: &str,
-) -> Result<PathBuf, String> {
+pub fn compile_batch(programs: &[GenProgram], flag: &str, dir: &Path, name: &str) -> Result<PathBuf, String> {
     let src = dir.join(format!("{name}.c"));
     let exe = dir.join(name);
     std::fs::write(&src, batch_source(programs))
