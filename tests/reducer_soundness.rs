@@ -719,10 +719,10 @@ fn fully_verified_program_residual_has_no_error_location() {
         .find(|(n, _, _)| *n == "safe_counter")
         .expect("safe_counter is a test program");
     let program = load(pname, body);
-    let outcome = explicit(&program, &[], SearchOrder::Dfs);
-    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
-    assert!(outcome.condition.is_trivial_full());
-    let residual = reduce_ok(pname, &program, &outcome.condition);
+    let verified = explicit(&program, &[], SearchOrder::Dfs);
+    assert_eq!(verified.verdict, Verdict::True, "{}", verified.reason);
+    assert!(verified.condition.is_trivial_full());
+    let residual = reduce_ok(pname, &program, &verified.condition);
     assert!(residual.error_unreachable());
     assert!(!residual
         .program
@@ -731,11 +731,7 @@ fn fully_verified_program_residual_has_no_error_location() {
         .any(|l| l.kind == LocationKind::Error));
     // The residual of everything verified does nothing: it blocks at once.
     let run = execute(&residual.program, &[], &ExecOptions::default());
-    assert_eq!(outcome_of(&run), Outcome::Blocked(0));
-}
-
-fn outcome_of(e: &baton::cfa::interpreter::Execution) -> Outcome {
-    outcome(e)
+    assert_eq!(outcome(&run), Outcome::Blocked(0));
 }
 
 #[test]
@@ -747,9 +743,8 @@ fn nothing_verified_residual_is_equivalent_to_the_original() {
             &program,
             &ConditionAutomaton::nothing_verified(&program.hash),
         );
-        assert!(
-            residual.error_unreachable() == !program.locations.iter().any(|l| l.kind == LocationKind::Error)
-        );
+        let original_has_error = program.locations.iter().any(|l| l.kind == LocationKind::Error);
+        assert_eq!(residual.error_unreachable(), !original_has_error, "{pname}");
         let options = ExecOptions {
             max_steps: res_check::ORIGINAL_STEPS,
             record_path: false,
