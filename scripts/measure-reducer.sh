@@ -23,7 +23,8 @@ for g in "${give_up[@]}"; do args+=(--give-up "$g"); done
 csv="$out/reducer.csv"
 echo "task,verdict,original_locations,residual_locations,ratio,reduce_seconds,gcc" > "$csv"
 tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
-  case "$table" in *II*) ;; *) continue ;; esac
+  # Table II only ("II" or e.g. "II+III"; not "III" alone).
+  case "+$table+" in *+II+*) ;; *) continue ;; esac
   task="$bench/$yml"
   cond="$out/$name.spc"
   res="$out/$name.residual.c"
