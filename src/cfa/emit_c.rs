@@ -152,7 +152,11 @@ pub fn emit_c(program: &Program) -> String {
             None => "__VERIFIER_assume(0); return;",
         };
         let _ = writeln!(out, "  goto {};", label(f.entry));
-        let mut current_line = None;
+        // The (file, line) the preprocessor gives the next text line under the last `#line`
+        // directive: every text line after a directive counts one up, so a directive is
+        // needed whenever a statement's line differs from that.
+        let mut presumed: Option<(u32, u32)> = None;
+        let mut scanned = out.len();
         for &loc in &f.locations {
             let _ = writeln!(out, " {}:;", label(loc));
             if loc == f.exit {
@@ -167,14 +171,21 @@ pub fn emit_c(program: &Program) -> String {
             let edges = program.out_edges(loc);
             for &e in edges {
                 let edge = program.edge(e);
-                if current_line != Some((edge.source.file, edge.source.line)) && edge.source.line > 0 {
+                if let Some((_, line)) = &mut presumed {
+                    let lines = out[scanned..].matches('\n').count() as u32;
+                    *line = line.saturating_add(lines);
+                }
+                scanned = out.len();
+                let wanted = (edge.source.file, edge.source.line);
+                if edge.source.line > 0 && presumed != Some(wanted) {
                     let file = program
                         .files
                         .get(edge.source.file as usize)
                         .cloned()
                         .unwrap_or_default();
                     let _ = writeln!(out, "#line {} \"{}\"", edge.source.line, file.replace('\\', "/"));
-                    current_line = Some((edge.source.file, edge.source.line));
+                    presumed = Some(wanted);
+                    scanned = out.len();
                 }
                 let to = label(edge.to);
                 let stmt = match &edge.op {

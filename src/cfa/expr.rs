@@ -232,8 +232,10 @@ fn write_c_constant(out: &mut String, v: i128, ty: IntType, model: super::types:
     if ty == IntType::INT && v != i128::from(i32::MIN) {
         let _ = write!(out, "{v}");
     } else if ty.signed && v == ty.min() {
-        // The most negative value has no literal: write it as (-MAX - 1).
-        let _ = write!(out, "(({})({} - 1))", ty.c_name(model), -(v + 1));
+        // The most negative value has no literal: write it as (-MAX - 1), with the 64-bit
+        // maximum suffixed so the literal has a 64-bit type in every data model.
+        let suffix = if ty.bits == 64 { "LL" } else { "" };
+        let _ = write!(out, "(({})(-{}{suffix} - 1))", ty.c_name(model), -(v + 1));
     } else {
         let suffix = if ty.signed { "LL" } else { "ULL" };
         let _ = write!(out, "(({}){v}{suffix})", ty.c_name(model));
@@ -250,5 +252,38 @@ impl fmt::Display for Expr {
             ExprKind::Binary(op, a, b) => write!(f, "({} {} {})", a, op.symbol(), b),
             ExprKind::Cast(e) => write!(f, "({}){}", self.ty, e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::types::DataModel;
+
+    fn c(e: &Expr) -> String {
+        let mut s = String::new();
+        e.write_c(&mut s, DataModel::ILP32, &|v| format!("v{}", v.0));
+        s
+    }
+
+    /// Regression: the most negative value of a signed type was written without its minus sign
+    /// (`(signed char)(127 - 1)` for -128, `(int)(2147483647 - 1)` for INT_MIN).
+    #[test]
+    fn most_negative_constants_keep_their_sign() {
+        assert_eq!(
+            c(&Expr::constant(-128, IntType::CHAR)),
+            "((signed char)(-127 - 1))"
+        );
+        assert_eq!(
+            c(&Expr::constant(-32768, IntType::SHORT)),
+            "((short)(-32767 - 1))"
+        );
+        assert_eq!(c(&Expr::int(i128::from(i32::MIN))), "((int)(-2147483647 - 1))");
+        assert_eq!(
+            c(&Expr::constant(i128::from(i64::MIN), IntType::LLONG)),
+            "((long long)(-9223372036854775807LL - 1))"
+        );
+        assert_eq!(c(&Expr::constant(-127, IntType::CHAR)), "((signed char)-127LL)");
+        assert_eq!(c(&Expr::int(-5)), "-5");
     }
 }

@@ -103,10 +103,20 @@ pub fn reduce(
     let mut builder = ResidualBuilder::new(program);
     let initial = runner.initial();
     if runner.accepts(&initial) {
-        // Everything is covered: the residual `main` does nothing.
+        // Everything is covered: the residual program has no execution at all. Its `main`
+        // blocks at once (an `assume(0)` edge); a `main` that returned would be an execution
+        // the original does not have, against Res (ex(red(C, A)) ⊆ ex(C)).
         let entry = builder.location(LocationKind::Normal, None);
         let exit = builder.location(LocationKind::FunctionExit, None);
-        builder.edge(entry, exit, Operation::Skip, program.main().source);
+        builder.edge(
+            entry,
+            exit,
+            Operation::Assume {
+                cond: Expr::int(0),
+                branch: true,
+            },
+            program.main().source,
+        );
         return Ok(builder.finish(entry, exit));
     }
     let start = ProductNode {
@@ -319,5 +329,36 @@ impl<'p> ResidualBuilder<'p> {
             program,
             origin: self.origin,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+    use crate::cfa::types::DataModel;
+
+    /// Regression: the residual of a condition covering everything returned from `main` at
+    /// once, an execution (a return after no input) the original program does not have.
+    #[test]
+    fn fully_covered_residual_has_no_execution() {
+        let text = "extern int __VERIFIER_nondet_int(void);\n\
+                    int main(void) { int x = __VERIFIER_nondet_int(); return x; }\n";
+        let program =
+            crate::frontend::load_source("full.c", text, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"));
+        let residual = reduce(
+            &program,
+            &ConditionAutomaton::fully_verified(&program.hash),
+            DEFAULT_MAX_LOCATIONS,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(residual.error_unreachable());
+        let run = execute(&residual.program, &[7], &ExecOptions::default());
+        assert!(
+            matches!(run.ending, Ending::AssumptionViolated { .. }),
+            "{}",
+            run.ending
+        );
+        assert_eq!(run.inputs_consumed, 0);
     }
 }
