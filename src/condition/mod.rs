@@ -259,13 +259,20 @@ impl ConditionAutomaton {
 
     /// States reachable from the initial state over transitions with assumption `true`.
     fn reachable_true(&self) -> BTreeSet<StateId> {
+        let mut successors: Vec<Vec<StateId>> = vec![Vec::new(); self.states.len()];
+        for t in &self.transitions {
+            if t.assumption == Assumption::True && !t.edges.is_empty() {
+                if let Some(list) = successors.get_mut(t.from.index()) {
+                    list.push(t.to);
+                }
+            }
+        }
         let mut seen = self.start_states();
         let mut work: Vec<StateId> = seen.iter().copied().collect();
         while let Some(q) = work.pop() {
-            for t in &self.transitions {
-                if t.from == q && t.assumption == Assumption::True && !t.edges.is_empty() && seen.insert(t.to)
-                {
-                    work.push(t.to);
+            for &to in successors.get(q.index()).map(Vec::as_slice).unwrap_or(&[]) {
+                if seen.insert(to) {
+                    work.push(to);
                 }
             }
         }
