@@ -94,16 +94,21 @@ pub fn write_cpachecker(automaton: &ConditionAutomaton, program: &Program) -> St
         "INITIAL STATE {};\n",
         automaton.state_name(automaton.initial)
     );
+    // Transitions grouped by source state, in order.
+    let mut by_state: Vec<Vec<usize>> = vec![Vec::new(); automaton.states.len()];
+    for (k, t) in automaton.transitions.iter().enumerate() {
+        if let Some(list) = by_state.get_mut(t.from.index()) {
+            list.push(k);
+        }
+    }
     for (i, s) in automaton.states.iter().enumerate() {
         let _ = write!(out, "STATE {} :", s.name);
         if s.accepting {
             out.push_str(" // baton: accepting");
         }
         out.push('\n');
-        for (k, t) in automaton.transitions.iter().enumerate() {
-            if t.from.index() != i {
-                continue;
-            }
+        for &k in &by_state[i] {
+            let t = &automaton.transitions[k];
             let assume = match t.assumption {
                 Assumption::True => "",
                 Assumption::False => "ASSUME {false} ",
