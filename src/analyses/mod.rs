@@ -128,6 +128,7 @@ pub fn run_to_verdict<C: Cpa>(
     mut on_target: impl FnMut(&mut Engine<'_, C>, NodeId) -> TargetDecision,
 ) -> AnalysisOutcome {
     let program = engine.program();
+    let cpu_before = crate::cpa::monitor::process_cpu_time();
     let (verdict, reason, counterexample) = loop {
         match engine.run() {
             RunOutcome::Target(node) => match on_target(engine, node) {
@@ -164,12 +165,15 @@ pub fn run_to_verdict<C: Cpa>(
         // A violation ends the flow; the condition then is what was explored without error.
         _ => condition_from_arg(engine.arg(), program),
     };
+    // CPU time of the whole analysis: exploration, counterexample checks and the condition.
+    let mut stats = engine.stats().clone();
+    stats.cpu_time = crate::cpa::monitor::process_cpu_time().saturating_sub(cpu_before);
     AnalysisOutcome {
         verdict,
         reason,
         counterexample,
         condition,
-        stats: engine.stats().clone(),
+        stats,
         reached_states: engine.arg().len(),
     }
 }

@@ -67,7 +67,7 @@ pub struct EngineStats {
     pub guide_accepted: u64,
     /// Largest waitlist size seen.
     pub max_waitlist: usize,
-    /// CPU time the engine ran (process CPU time measured around `run`).
+    /// CPU time: of the engine runs, or (in an analysis outcome) of the whole analysis.
     pub cpu_time: Duration,
 }
 
