@@ -159,8 +159,12 @@ fn looked_in() -> String {
 /// error. Runs before any stage.
 pub fn check_tools(flow: &Flow) -> Result<(), RunError> {
     for stage in &flow.stages {
-        let Some(tool) = adapter(&stage.tool) else { continue };
-        let config = tool.builtin_config().map_err(|e| RunError::Input(e.to_string()))?;
+        let Some(tool) = adapter(&stage.tool) else {
+            continue;
+        };
+        let config = tool
+            .builtin_config()
+            .map_err(|e| RunError::Input(e.to_string()))?;
         // The tool's own executable (the version command's) first, then the helpers.
         let mut names: Vec<String> = config.version_command.first().cloned().into_iter().collect();
         names.extend(config.executables.values().cloned());
@@ -244,10 +248,10 @@ pub fn run_flow(
     if let Some(m) = data_model {
         task.data_model = m;
     }
-    let original = load_program(&task.program, task.data_model).map_err(|e| RunError::Input(e.to_string()))?;
-    let original_file = std::fs::canonicalize(&task.program).map_err(|e| {
-        RunError::Input(format!("{}: {e}", task.program.display()))
-    })?;
+    let original =
+        load_program(&task.program, task.data_model).map_err(|e| RunError::Input(e.to_string()))?;
+    let original_file = std::fs::canonicalize(&task.program)
+        .map_err(|e| RunError::Input(format!("{}: {e}", task.program.display())))?;
     let internal = |stage: &str, message: String| RunError::Internal {
         stage: stage.to_string(),
         message,
@@ -285,7 +289,8 @@ pub fn run_flow(
         };
         let budget = stage.budget.capped_by(remaining);
         let dir = root.join(format!("{:02}-{}", index + 1, sanitize(&stage.name)));
-        std::fs::create_dir_all(&dir).map_err(|e| internal(&stage.name, format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| internal(&stage.name, format!("{}: {e}", dir.display())))?;
         let mut row = StageReport {
             name: stage.name.clone(),
             tool: stage.tool.clone(),
@@ -384,7 +389,13 @@ fn input_name(input: StageInput) -> &'static str {
 
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -408,7 +419,9 @@ fn prepare_input(
         guide,
     };
     if accumulated.is_trivial_full() {
-        return Ok(Prepared::Verified("the accumulated condition covers every path".into()));
+        return Ok(Prepared::Verified(
+            "the accumulated condition covers every path".into(),
+        ));
     }
     let nothing_yet = accumulated.is_trivial_empty();
     match stage.input {
@@ -416,8 +429,11 @@ fn prepare_input(
         StageInput::Guide if nothing_yet => Ok(Prepared::Program(plain(None))),
         StageInput::Guide => {
             let path = dir.join("condition-in.graphml");
-            std::fs::write(&path, condition::write(accumulated, original, condition::Format::GraphMl))
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            std::fs::write(
+                &path,
+                condition::write(accumulated, original, condition::Format::GraphMl),
+            )
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
             Ok(Prepared::Program(plain(Some(path))))
         }
         // Nothing verified yet: the residual is the original program.
@@ -445,7 +461,9 @@ fn prepare_input(
 
 /// Limits of one process: what is left of the stage budget after `used` CPU time.
 fn limits(budget: &Budget, used: Duration) -> Limits {
-    let cpu = budget.cpu_time.map(|c| c.saturating_sub(used).max(Duration::from_millis(100)));
+    let cpu = budget
+        .cpu_time
+        .map(|c| c.saturating_sub(used).max(Duration::from_millis(100)));
     Limits {
         cpu_time: cpu,
         // Without a wall limit a tool that sleeps could hang the flow: allow twice the CPU time.
@@ -464,7 +482,10 @@ fn confirm(original: &Program, values: &[i128], source: &str) -> (Verdict, Strin
     match replay_to_error(original, values) {
         Some(ending) => (
             Verdict::False,
-            format!("{source}; replay of {} values on the original program: {ending}", values.len()),
+            format!(
+                "{source}; replay of {} values on the original program: {ending}",
+                values.len()
+            ),
         ),
         None => (
             Verdict::Unknown,
@@ -536,7 +557,8 @@ fn run_native(
         stdin: None,
         workdir: WorkDir::Keep(dir.join("run")),
     };
-    let report = exec::run(&cmd, &limits(budget, Duration::ZERO)).map_err(|e| format!("baton verify: {e}"))?;
+    let report =
+        exec::run(&cmd, &limits(budget, Duration::ZERO)).map_err(|e| format!("baton verify: {e}"))?;
     let mut result = StageResult::new();
     result.add(&report);
     if killed(&report.status) {
@@ -551,7 +573,11 @@ fn run_native(
     let json: serde_json::Value = serde_json::from_slice(&report.stdout)
         .map_err(|e| format!("baton verify printed no JSON result: {e}"))?;
     let stage_verdict = json.get("verdict").and_then(|v| v.as_str()).unwrap_or("unknown");
-    let reason = json.get("reason").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let reason = json
+        .get("reason")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
     match crate::bench::report::parse_verdict(stage_verdict) {
         Verdict::True => {
             result.verdict = Verdict::True;
@@ -574,7 +600,9 @@ fn run_native(
         Verdict::Unknown => {
             result.note = reason;
             if input.residual {
-                result.note.push_str("; condition is about the residual program: nothing new for the original");
+                result
+                    .note
+                    .push_str("; condition is about the residual program: nothing new for the original");
             } else {
                 match condition::load(&condition_out, original) {
                     Ok(c) => result.condition = Some(c),
@@ -603,7 +631,9 @@ fn run_cbmc(
         .map_err(|e| e.to_string())?
         .ok_or("cbmc not found")?;
     let unwind: u32 = match stage.options.get("unwind") {
-        Some(u) => u.parse().map_err(|_| format!("option unwind `{u}` is not a number"))?,
+        Some(u) => u
+            .parse()
+            .map_err(|_| format!("option unwind `{u}` is not a number"))?,
         None => 1,
     };
     let p = cbmc::pipeline(&tools, &input.file, dir, model, unwind);
@@ -614,7 +644,11 @@ fn run_cbmc(
         ("goto-instrument", &p.instrument_nondet),
     ];
     for (i, (name, cmd)) in steps.iter().enumerate() {
-        let report = run_step(cmd, &limits(budget, result.cpu), &dir.join(format!("step{}", i + 1)))?;
+        let report = run_step(
+            cmd,
+            &limits(budget, result.cpu),
+            &dir.join(format!("step{}", i + 1)),
+        )?;
         result.add(&report);
         if killed(&report.status) {
             result.note = format!("{name} killed by the stage budget");
@@ -635,7 +669,10 @@ fn run_cbmc(
     }
     let out = String::from_utf8_lossy(&report.stdout);
     match cbmc::parse_output(&out, report.exit_code, unwind) {
-        cbmc::CbmcOutcome::Violation { nondet_values, property } => {
+        cbmc::CbmcOutcome::Violation {
+            nondet_values,
+            property,
+        } => {
             let (v, note) = confirm(original, &nondet_values, &format!("cbmc: {property} fails"));
             result.verdict = v;
             result.note = note;
@@ -654,7 +691,10 @@ fn run_cbmc(
                 result.note = if c.is_trivial_empty() {
                     format!("cbmc: safe within unwind {unwind}; no bounded condition for this program")
                 } else {
-                    format!("cbmc: safe within unwind {unwind}; paths with at most {} loop-head visits verified", unwind - 1)
+                    format!(
+                        "cbmc: safe within unwind {unwind}; paths with at most {} loop-head visits verified",
+                        unwind - 1
+                    )
                 };
                 result.condition = Some(c);
             }
@@ -697,7 +737,8 @@ fn run_afl(
     let in_dir = dir.join("afl-in");
     let out_dir = dir.join("afl-out");
     std::fs::create_dir_all(&in_dir).map_err(|e| format!("{}: {e}", in_dir.display()))?;
-    std::fs::write(in_dir.join("seed"), afl::seed_input()).map_err(|e| format!("{}: {e}", in_dir.display()))?;
+    std::fs::write(in_dir.join("seed"), afl::seed_input())
+        .map_err(|e| format!("{}: {e}", in_dir.display()))?;
     let fuzz = afl::fuzz_command(&tools, &config, &in_dir, &out_dir, &binary, seconds);
     let mut fuzz_limits = limits(budget, result.cpu);
     fuzz_limits.wall_time = Some(Duration::from_secs(seconds + 10));
@@ -768,8 +809,15 @@ fn run_klee(
         .max(1);
     let p = klee::pipeline(&tools, &harness, &input.file, dir, &out_dir, model, max_time);
     let mut result = StageResult::new();
-    for (i, cmd) in [&p.compile_harness, &p.compile_program, &p.link, &p.run].iter().enumerate() {
-        let report = run_step(cmd, &limits(budget, result.cpu), &dir.join(format!("step{}", i + 1)))?;
+    for (i, cmd) in [&p.compile_harness, &p.compile_program, &p.link, &p.run]
+        .iter()
+        .enumerate()
+    {
+        let report = run_step(
+            cmd,
+            &limits(budget, result.cpu),
+            &dir.join(format!("step{}", i + 1)),
+        )?;
         result.add(&report);
         if killed(&report.status) {
             result.note = "klee killed by the stage budget".into();
@@ -777,12 +825,19 @@ fn run_klee(
         }
         if i < 3 && report.status != RunStatus::Done {
             let err = String::from_utf8_lossy(&report.stderr);
-            result.note = format!("klee build step {} failed: {}", i + 1, err.lines().next().unwrap_or("").trim());
+            result.note = format!(
+                "klee build step {} failed: {}",
+                i + 1,
+                err.lines().next().unwrap_or("").trim()
+            );
             return Ok(result);
         }
     }
     match klee::read_output_dir(&out_dir, model).map_err(|e| e.to_string())? {
-        klee::KleeOutcome::Violation { nondet_values, test_id } => {
+        klee::KleeOutcome::Violation {
+            nondet_values,
+            test_id,
+        } => {
             let (v, note) = confirm(original, &nondet_values, &format!("klee test {test_id}"));
             result.verdict = v;
             result.note = note;
@@ -816,7 +871,8 @@ pub fn render_text(report: &FlowReport) -> String {
             s.verdict,
             s.cpu_time_s,
             s.wall_time_s,
-            s.peak_memory.map_or("-".to_string(), |m| format!("{:.1}", m as f64 / 1e6)),
+            s.peak_memory
+                .map_or("-".to_string(), |m| format!("{:.1}", m as f64 / 1e6)),
             100.0 * s.covered_share,
             format!("{}/{}", s.program_locations, s.original_locations),
         );
