@@ -213,15 +213,20 @@ impl StageResult {
         }
     }
 
-    /// Accounts one process run.
+    /// Accounts one process run; its status becomes the stage's status.
     fn add(&mut self, report: &RunReport) {
+        self.add_usage(report);
+        self.status = report.status.benchexec_string();
+    }
+
+    /// Accounts the resources of a helper run (a crash replay) without taking its status.
+    fn add_usage(&mut self, report: &RunReport) {
         self.cpu += report.cpu_time;
         self.wall += report.wall_time;
         self.peak_memory = match (self.peak_memory, report.peak_memory) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        self.status = report.status.benchexec_string();
     }
 }
 
@@ -693,7 +698,7 @@ fn run_cbmc(
                 } else {
                     format!(
                         "cbmc: safe within unwind {unwind}; paths with at most {} loop-head visits verified",
-                        unwind - 1
+                        unwind.saturating_sub(1)
                     )
                 };
                 result.condition = Some(c);
@@ -759,7 +764,7 @@ fn run_afl(
             ..Limits::default()
         };
         let report = run_step(&replay, &replay_limits, &dir.join(format!("replay{i}")))?;
-        result.add(&report);
+        result.add_usage(&report);
         let Ok(text) = std::fs::read_to_string(&log) else {
             notes.push(format!("crash {i}: no value log"));
             continue;
