@@ -8,6 +8,9 @@ const SAFE: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(vo
 
 const BUG: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint main(void) {\n  int y = __VERIFIER_nondet_int();\n  if (y > 0) { int a = 1; a = a + 1; return 0; }\n  int n = __VERIFIER_nondet_int();\n  int x = __VERIFIER_nondet_int();\n  int i = 0;\n  if (n < 0 || n > 10) return 0;\n  while (i < n) { i++; }\n  if (x == 4660 && i == 3) reach_error();\n  return 0;\n}\n";
 
+/// BUG with the two comparisons nested, so the fuzzer gets coverage feedback for each.
+const AFL_BUG: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint main(void) {\n  int y = __VERIFIER_nondet_int();\n  if (y > 0) { int a = 1; a = a + 1; return 0; }\n  int n = __VERIFIER_nondet_int();\n  int x = __VERIFIER_nondet_int();\n  int i = 0;\n  if (n < 0 || n > 10) return 0;\n  while (i < n) { i++; }\n  if (x == 4660) { if (n == 3) reach_error(); }\n  return 0;\n}\n";
+
 /// A safe program whose only loop is never entered for x != 7: CBMC with unwind 1 cannot
 /// prove it, but its bounded condition covers the loop-free paths.
 const SAFE_LOOP: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint main(void) {\n  int x = __VERIFIER_nondet_int();\n  int i = 0;\n  if (x == 7) { while (i < 5) { i++; } }\n  if (i > 5) reach_error();\n  return 0;\n}\n";
@@ -193,7 +196,7 @@ fn afl_on_residual_finds_bug_confirmed_on_original() {
         "a.yaml",
         "flow: a\nbudget: { cpu_time: 60s, memory: 2GB }\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: { reached-states: 30 }\n  - name: afl\n    tool: afl\n    budget: { cpu_time: 20s }\n    input: reduce\n",
     );
-    let r = json_run(&flow, &write(dir.path(), "bug.c", BUG));
+    let r = json_run(&flow, &write(dir.path(), "bug.c", AFL_BUG));
     assert_eq!(r["stages"][0]["verdict"], "unknown", "{r}");
     assert_eq!(r["stages"][1]["input"], "residual", "{r}");
     assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
