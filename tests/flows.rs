@@ -204,3 +204,26 @@ fn afl_on_residual_finds_bug_confirmed_on_original() {
     let note = r["stages"][1]["note"].as_str().unwrap_or("");
     assert!(note.contains("replay") && note.contains("original"), "{note}");
 }
+
+#[test]
+fn shipped_configs_are_valid_flows() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("configs/ exists") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
+            continue;
+        }
+        let flow =
+            baton::pipeline::runner::load_flow(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let identity = path.to_string_lossy().contains("-identity");
+        assert_eq!(
+            identity,
+            flow.name.ends_with("-identity"),
+            "{}: name",
+            path.display()
+        );
+        count += 1;
+    }
+    assert!(count >= 12, "only {count} flows in configs/");
+}
