@@ -66,6 +66,25 @@ enum Command {
     Bench(BenchArgs),
     /// Compare run definitions of result directories or files: text table, HTML report.
     Table(TableArgs),
+    /// Run a flow of verifiers (stages under budgets, conditions handed on) on a program or task.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The flow file (YAML), e.g. configs/comb-b.yaml.
+    flow: PathBuf,
+    /// A C program (.c/.i) or an sv-benchmarks task definition (.yml).
+    input: PathBuf,
+    /// Print the result as JSON (verdict, cpu_time_s, deciding_stage, stages).
+    #[arg(long)]
+    json: bool,
+    /// Keep every stage's files (residual programs, conditions, tool output) in this directory.
+    #[arg(long)]
+    keep_dir: Option<PathBuf>,
+    /// Data model (default: the task's, ILP32 for bare programs).
+    #[arg(long)]
+    data_model: Option<DataModel>,
 }
 
 #[derive(clap::Args)]
@@ -463,6 +482,28 @@ fn table(a: TableArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+fn run(a: RunArgs) -> Result<(), Failure> {
+    use baton::pipeline::runner;
+    let flow = runner::load_flow(&a.flow).map_err(Failure::input)?;
+    let options = runner::RunOptions {
+        keep_dir: a.keep_dir,
+        baton: std::env::current_exe().map_err(Failure::other)?,
+    };
+    let report = runner::run_flow(&flow, &a.input, a.data_model, &options).map_err(|e| Failure {
+        code: if e.is_input_error() { 2 } else { 1 },
+        message: e.to_string(),
+    })?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(Failure::other)?
+        );
+    } else {
+        print!("{}", runner::render_text(&report));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     report(match cli.command {
@@ -483,5 +524,6 @@ fn main() -> ExitCode {
         Command::Reduce(args) => reduce(args),
         Command::Bench(args) => bench(args),
         Command::Table(args) => table(args),
+        Command::Run(args) => run(args),
     })
 }

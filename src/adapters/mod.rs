@@ -9,6 +9,7 @@
 //! file per tool under `tool-adapters/`, parsed into [`ToolConfig`].
 
 pub mod afl;
+pub mod bounded;
 pub mod cbmc;
 pub mod klee;
 
