@@ -404,6 +404,11 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
+/// A residual program may have at most this many times the original's locations …
+const RESIDUAL_GROWTH_LIMIT: usize = 50;
+/// … or this many locations, whichever is more; otherwise the stage gets the original.
+const RESIDUAL_MIN_LIMIT: usize = 20_000;
+
 enum Prepared {
     Program(StageProgram),
     /// The accumulated condition already settles the task (`true`); the reason.
@@ -444,8 +449,14 @@ fn prepare_input(
         // Nothing verified yet: the residual is the original program.
         StageInput::Reduce if nothing_yet => Ok(Prepared::Program(plain(None))),
         StageInput::Reduce => {
-            let residual = reducer::reduce(original, accumulated, reducer::DEFAULT_MAX_LOCATIONS)
-                .map_err(|e| format!("reducer: {e}"))?;
+            // A condition from a long analysis can unroll the program enormously; past this
+            // size a tool is better served by the original program (IDENTITY is a reducer too).
+            let limit = (original.locations.len() * RESIDUAL_GROWTH_LIMIT).max(RESIDUAL_MIN_LIMIT);
+            let residual = match reducer::reduce(original, accumulated, limit) {
+                Ok(r) => r,
+                Err(reducer::ReduceError::TooLarge { .. }) => return Ok(Prepared::Program(plain(None))),
+                Err(e) => return Err(format!("reducer: {e}")),
+            };
             if residual.error_unreachable() {
                 return Ok(Prepared::Verified(
                     "the residual program of the accumulated condition cannot reach the error".into(),
