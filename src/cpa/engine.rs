@@ -261,9 +261,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
                 GiveUp::CpuTime(limit) if check_slow => {
                     process_cpu_time().saturating_sub(self.cpu_at_start) >= limit
                 }
-                GiveUp::Memory(limit) if check_slow => {
-                    resident_memory().is_some_and(|m| m >= limit)
-                }
+                GiveUp::Memory(limit) if check_slow => resident_memory().is_some_and(|m| m >= limit),
                 _ => false,
             };
             if hit {

@@ -244,7 +244,13 @@ fn on_target(
             return TargetDecision::NotConfirmed(format!("path-formula-size={max}"));
         }
     }
-    let analysis = refinement::analyse(&blocks, &engine.precision, program, &options.solver, options.refinement);
+    let analysis = refinement::analyse(
+        &blocks,
+        &engine.precision,
+        program,
+        &options.solver,
+        options.refinement,
+    );
     match analysis {
         Err(e) => TargetDecision::NotConfirmed(format!("refinement failed: {e}")),
         Ok(Refinement::Feasible(cex)) => {
@@ -255,9 +261,6 @@ fn on_target(
             }
         }
         Ok(Refinement::Refined { pivot, predicates }) => {
-            if std::env::var_os("BATON_DEBUG_PRED").is_some() {
-                eprintln!("refine: {} blocks pivot {pivot} starts {:?} preds {:?}", blocks.len(), starts, predicates.iter().map(|l| (l.location, l.predicates.iter().map(|p| p.to_string()).collect::<Vec<_>>())).collect::<Vec<_>>());
-            }
             let Some(&start) = starts.get(pivot) else {
                 return TargetDecision::NotConfirmed(format!("refinement pivot {pivot} out of range"));
             };
@@ -267,7 +270,13 @@ fn on_target(
                 }
             }
             // Re-expand the pivot's block start with the refined precision.
-            let children: Vec<NodeId> = engine.arg().node(start).children.iter().map(|&(_, c)| c).collect();
+            let children: Vec<NodeId> = engine
+                .arg()
+                .node(start)
+                .children
+                .iter()
+                .map(|&(_, c)| c)
+                .collect();
             for c in children {
                 engine.remove_subtree(c);
             }
@@ -295,7 +304,10 @@ pub fn loop_invariants(arg: &Arg<PredicateState>, program: &Program) -> Vec<(Loc
         if !program.location(loc).loop_head || n.state.pf.length != 0 {
             continue;
         }
-        let inv = n.state.abstraction.invariant_c(program, program.location(loc).func);
+        let inv = n
+            .state
+            .abstraction
+            .invariant_c(program, program.location(loc).func);
         let parts = per_loc.entry(loc).or_default();
         if !parts.contains(&inv) {
             parts.push(inv);

@@ -747,7 +747,6 @@ pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig)
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
