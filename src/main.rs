@@ -149,11 +149,13 @@ struct InputArgs {
 struct VerifyArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// The analysis: explicit.
+    /// The analysis: explicit (explicit values) or predicate (predicate abstraction with
+    /// lazy abstraction and CEGAR; `path-formula-size=N` cuts longer counterexamples).
     #[arg(long, default_value = "explicit")]
     analysis: AnalysisKind,
     /// A give-up condition NAME=VALUE (repeatable): cpu-time, memory, reached-states,
-    /// states-per-location, busy-edge, path-length, path-time, repeating-locations, assume-edges.
+    /// states-per-location, busy-edge, path-length, path-time, repeating-locations, assume-edges,
+    /// path-formula-size (predicate analysis only).
     #[arg(long = "give-up", value_name = "NAME=VALUE")]
     give_up: Vec<GiveUp>,
     /// Waitlist order: dfs or bfs.
@@ -300,6 +302,11 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             "condition": { "states": summary.states, "transitions": summary.transitions,
                            "covered_share": summary.covered_share() },
             "counterexample": cex,
+            "predicates": outcome.predicates,
+            "invariants": outcome.invariants.iter().map(|(loc, inv)| {
+                let func = &program.function(program.location(*loc).func).name;
+                serde_json::json!({ "location": loc.to_string(), "function": func, "invariant": inv })
+            }).collect::<Vec<_>>(),
         });
         println!(
             "{}",

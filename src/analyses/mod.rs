@@ -24,6 +24,8 @@ use predicate::formula::SolverConfig;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnalysisKind {
     Explicit,
+    /// Predicate abstraction with lazy abstraction and CEGAR.
+    Predicate,
 }
 
 impl std::str::FromStr for AnalysisKind {
@@ -31,7 +33,8 @@ impl std::str::FromStr for AnalysisKind {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "explicit" => Ok(AnalysisKind::Explicit),
-            _ => Err(format!("unknown analysis `{s}` (expected explicit)")),
+            "predicate" => Ok(AnalysisKind::Predicate),
+            _ => Err(format!("unknown analysis `{s}` (expected explicit or predicate)")),
         }
     }
 }
@@ -45,6 +48,7 @@ pub fn run_analysis(
 ) -> AnalysisOutcome {
     match kind {
         AnalysisKind::Explicit => explicit::verify(program, options, guide),
+        AnalysisKind::Predicate => predicate::verify(program, options, guide),
     }
 }
 
@@ -78,6 +82,11 @@ pub struct AnalysisOutcome {
     pub stats: EngineStats,
     /// Live ARG nodes at the end.
     pub reached_states: usize,
+    /// Loop-head invariants `(location, C expression)` of a `true` proof, where the analysis
+    /// provides them (the predicate analysis without a guide); empty otherwise.
+    pub invariants: Vec<(crate::cfa::LocId, String)>,
+    /// Number of predicates in the final precision (0 for analyses without predicates).
+    pub predicates: usize,
 }
 
 /// What an analysis decides about a target state the engine reached.
@@ -175,5 +184,7 @@ pub fn run_to_verdict<C: Cpa>(
         condition,
         stats,
         reached_states: engine.arg().len(),
+        invariants: Vec::new(),
+        predicates: 0,
     }
 }

@@ -89,6 +89,8 @@ pub struct Engine<'p, C: Cpa> {
     posts_per_edge: Vec<u64>,
     stats: EngineStats,
     cpu_at_start: Duration,
+    /// When the slow limits (CPU time, memory) were last checked.
+    last_slow_check: Instant,
 }
 
 impl<'p, C: Cpa> Engine<'p, C> {
@@ -127,6 +129,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             posts_per_edge: vec![0; program.edges.len()],
             stats: EngineStats::default(),
             cpu_at_start: process_cpu_time(),
+            last_slow_check: Instant::now(),
         };
         let accepted = engine
             .guide
@@ -244,17 +247,21 @@ impl<'p, C: Cpa> Engine<'p, C> {
         }
     }
 
-    fn global_limit_hit(&self) -> Option<GiveUp> {
-        let check_slow = self.stats.expanded.is_multiple_of(64);
+    fn global_limit_hit(&mut self) -> Option<GiveUp> {
+        // Every 64 expansions, or sooner when expansions are slow (e.g. solver calls of the
+        // predicate analysis, refinements between runs).
+        let check_slow = self.stats.expanded.is_multiple_of(64)
+            || self.last_slow_check.elapsed() >= Duration::from_millis(50);
+        if check_slow {
+            self.last_slow_check = Instant::now();
+        }
         for &g in &self.give_up {
             let hit = match g {
                 GiveUp::ReachedStates(n) => self.reached_count >= n,
                 GiveUp::CpuTime(limit) if check_slow => {
                     process_cpu_time().saturating_sub(self.cpu_at_start) >= limit
                 }
-                GiveUp::Memory(limit) if check_slow && self.stats.expanded.is_multiple_of(1024) => {
-                    resident_memory().is_some_and(|m| m >= limit)
-                }
+                GiveUp::Memory(limit) if check_slow => resident_memory().is_some_and(|m| m >= limit),
                 _ => false,
             };
             if hit {

@@ -33,6 +33,9 @@ pub enum GiveUp {
     PathTime(Duration),
     RepeatingLocations(u64),
     AssumeEdges(u64),
+    /// Counterexamples of the predicate analysis with more steps than this are not refined
+    /// but cut (seed 000 Fig. 7 "size of path formula"); other analyses ignore it.
+    PathFormulaSize(u64),
 }
 
 /// A malformed `--give-up` argument.
@@ -108,10 +111,11 @@ impl std::str::FromStr for GiveUp {
             "path-time" => GiveUp::PathTime(duration()?),
             "repeating-locations" => GiveUp::RepeatingLocations(count()?),
             "assume-edges" => GiveUp::AssumeEdges(count()?),
+            "path-formula-size" => GiveUp::PathFormulaSize(count()?),
             _ => {
                 return Err(err(
                     "unknown condition (known: cpu-time, memory, reached-states, states-per-location, \
-                     busy-edge, path-length, path-time, repeating-locations, assume-edges)",
+                     busy-edge, path-length, path-time, repeating-locations, assume-edges, path-formula-size)",
                 ))
             }
         })
@@ -130,6 +134,7 @@ impl fmt::Display for GiveUp {
             GiveUp::PathTime(d) => write!(f, "path-time={}s", d.as_secs_f64()),
             GiveUp::RepeatingLocations(n) => write!(f, "repeating-locations={n}"),
             GiveUp::AssumeEdges(n) => write!(f, "assume-edges={n}"),
+            GiveUp::PathFormulaSize(n) => write!(f, "path-formula-size={n}"),
         }
     }
 }

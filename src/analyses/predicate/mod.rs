@@ -3,6 +3,7 @@
 //!
 //! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
 //! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
+//! - [`cpa`]: the analysis as a CPA on the engine, `baton verify --analysis predicate`.
 //! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
 //!   preconditions, pivot and no-progress detection.
 //!
@@ -20,5 +21,8 @@
 //! them.
 
 pub mod abstraction;
+pub mod cpa;
 pub mod formula;
 pub mod refinement;
+
+pub use cpa::{loop_invariants, verify, verify_with, PredicateCpa, PredicateOptions, PredicateState};

@@ -1,0 +1,362 @@
+//! The predicate analysis as a CPA on the engine: lazy abstraction with CEGAR (seed 000 §III,
+//! seed 002 §2) over the formula layer of this module.
+//!
+//! A state is the abstract state computed at the last abstraction point (loop heads, function
+//! entries and exits, error locations) together with the path formula of the steps since then.
+//! At an abstraction point the path formula is abstracted with the Boolean abstraction over the
+//! predicates of the precision there, and a new block starts. Coverage is checked only at
+//! abstraction points (entailment of abstract states). A target state's path is analysed by
+//! [`super::refinement::analyse`]: a feasible path is confirmed on the concrete interpreter, an
+//! infeasible one refines the precision and removes the part of the ARG below the pivot.
+
+use super::abstraction::{boolean_abstraction, AbstractState, Precision};
+use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
+use super::refinement::{self, Block, Refinement, RefinementOptions};
+use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
+use crate::cfa::{LocId, LocationKind, Operation, Program};
+use crate::cpa::arg::{Arg, NodeId, NodeStatus};
+use crate::cpa::engine::{Engine, Guide};
+use crate::cpa::monitor::GiveUp;
+use crate::cpa::{Cpa, CpaError, LinearCoverIndex, Step, Transfer};
+use crate::verdict::Verdict;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Default bound on the number of cubes of a Boolean abstraction before it falls back to the
+/// (weaker, still sound) Cartesian abstraction.
+pub const DEFAULT_ABSTRACTION_LIMIT: usize = 256;
+
+/// A state of the predicate analysis.
+#[derive(Debug, Clone)]
+pub struct PredicateState {
+    /// The abstract state at the start of the current block.
+    pub abstraction: Rc<AbstractState>,
+    /// The abstraction point where the current block started.
+    pub block_start: LocId,
+    /// The path formula of the current block (length 0 right at an abstraction point).
+    pub pf: PathFormula,
+    /// True only for the initial state, whose block formula also fixes the globals' initial
+    /// values (its abstraction `true` alone would say less than it means).
+    pub at_program_start: bool,
+}
+
+/// The predicate CPA.
+#[derive(Debug, Clone)]
+pub struct PredicateCpa<'p> {
+    program: &'p Program,
+    config: SolverConfig,
+    abstraction_limit: usize,
+    abstraction_point: Vec<bool>,
+}
+
+impl<'p> PredicateCpa<'p> {
+    /// Prepares the analysis for `program`: abstraction points are loop heads, function entries
+    /// and exits, and error locations.
+    pub fn new(program: &'p Program, config: SolverConfig, abstraction_limit: usize) -> Self {
+        let mut abstraction_point: Vec<bool> = program
+            .locations
+            .iter()
+            .map(|l| l.loop_head || matches!(l.kind, LocationKind::FunctionExit | LocationKind::Error))
+            .collect();
+        for f in &program.functions {
+            if let Some(p) = abstraction_point.get_mut(f.entry.index()) {
+                *p = true;
+            }
+        }
+        PredicateCpa {
+            program,
+            config,
+            abstraction_limit,
+            abstraction_point,
+        }
+    }
+
+    /// True if abstraction happens at `loc`.
+    pub fn is_abstraction_point(&self, loc: LocId) -> bool {
+        self.abstraction_point.get(loc.index()).copied().unwrap_or(false)
+    }
+}
+
+fn encode_error(e: impl std::fmt::Display) -> CpaError {
+    CpaError(format!("path formula: {e}"))
+}
+
+impl Cpa for PredicateCpa<'_> {
+    type State = PredicateState;
+    type Precision = Precision;
+    type CoverIndex = LinearCoverIndex<PredicateState>;
+
+    fn name(&self) -> &'static str {
+        "predicate"
+    }
+
+    fn initial_state(&self, program: &Program) -> PredicateState {
+        let entry = program.main().entry;
+        PredicateState {
+            abstraction: Rc::new(AbstractState::top()),
+            block_start: entry,
+            pf: PathFormula::program_start(program),
+            at_program_start: true,
+        }
+    }
+
+    fn transfer(
+        &self,
+        state: &PredicateState,
+        step: Step,
+        precision: &Precision,
+        program: &Program,
+    ) -> Result<Transfer<PredicateState>, CpaError> {
+        let edge = program
+            .edges
+            .get(step.edge().index())
+            .ok_or_else(|| CpaError(format!("no edge {}", step.edge())))?;
+        let pf = state.pf.extend(step, program).map_err(encode_error)?;
+        let target = match step {
+            Step::Return { call } => program.edge(call).to,
+            Step::Edge(_) => match &edge.op {
+                Operation::Call { callee, .. } => program.function(*callee).entry,
+                _ => edge.to,
+            },
+        };
+        if self.is_abstraction_point(target) {
+            let predicates = precision.predicates_at(target);
+            // Sound in every case: solver failures fall back to weaker abstractions, and
+            // `false` comes only from an unsatisfiable block formula.
+            let abs = boolean_abstraction(&pf, &predicates, program, &self.config, self.abstraction_limit);
+            if abs.is_bottom() {
+                return Ok(Transfer::Successors(Vec::new()));
+            }
+            let start = abs.to_formula(&SsaMap::new(), program);
+            return Ok(Transfer::Successors(vec![PredicateState {
+                abstraction: Rc::new(abs),
+                block_start: target,
+                pf: PathFormula::starting_with(start),
+                at_program_start: false,
+            }]));
+        }
+        if matches!((step, &edge.op), (Step::Edge(_), Operation::Assume { .. }))
+            && matches!(self.config.check(&pf.formula), Satisfiability::Unsat)
+        {
+            // The branch is infeasible in this block (unknown keeps it: sound).
+            return Ok(Transfer::Successors(Vec::new()));
+        }
+        Ok(Transfer::Successors(vec![PredicateState {
+            abstraction: state.abstraction.clone(),
+            block_start: state.block_start,
+            pf,
+            at_program_start: state.at_program_start,
+        }]))
+    }
+
+    /// Only states at abstraction points are compared: `a ⊑ b` if `a`'s abstract state entails
+    /// `b`'s (the solver failing to decide means not covered).
+    fn less_or_equal(&self, a: &PredicateState, b: &PredicateState) -> bool {
+        a.pf.length == 0
+            && b.pf.length == 0
+            && !b.at_program_start
+            && !a.at_program_start
+            && a.abstraction.entails(&b.abstraction, self.program, &self.config)
+    }
+
+    fn index_insert(&self, index: &mut Self::CoverIndex, state: &PredicateState, node: NodeId) {
+        if state.pf.length == 0 {
+            index.insert(state, node);
+        }
+    }
+
+    fn index_remove(&self, index: &mut Self::CoverIndex, _state: &PredicateState, node: NodeId) {
+        index.remove(node);
+    }
+
+    fn covering(&self, index: &Self::CoverIndex, state: &PredicateState) -> Vec<NodeId> {
+        if state.pf.length != 0 {
+            return Vec::new();
+        }
+        index.covering(state, |a, b| self.less_or_equal(a, b))
+    }
+}
+
+/// The abstract counterexample of a target node: its path split into blocks at the nodes that
+/// start a block, with the nodes where the blocks start.
+fn blocks_to(arg: &Arg<PredicateState>, node: NodeId) -> (Vec<Block>, Vec<NodeId>) {
+    let root = arg.root();
+    let root_state = &arg.node(root).state;
+    let mut blocks = vec![Block {
+        start: root_state.block_start,
+        state: (*root_state.abstraction).clone(),
+        steps: Vec::new(),
+    }];
+    let mut starts = vec![root];
+    let path = arg.path_to(node);
+    let last = path.len().saturating_sub(1);
+    for (i, (step, n)) in path.into_iter().enumerate() {
+        if let Some(b) = blocks.last_mut() {
+            b.steps.push(step);
+        }
+        let s = &arg.node(n).state;
+        if i < last && s.pf.length == 0 {
+            blocks.push(Block {
+                start: s.block_start,
+                state: (*s.abstraction).clone(),
+                steps: Vec::new(),
+            });
+            starts.push(n);
+        }
+    }
+    (blocks, starts)
+}
+
+/// Options of the predicate analysis beyond the engine's.
+#[derive(Debug, Clone, Copy)]
+pub struct PredicateOptions {
+    pub solver: SolverConfig,
+    /// Cube limit of the Boolean abstraction.
+    pub abstraction_limit: usize,
+    /// Counterexamples whose path has more steps than this are not analysed but cut (seed
+    /// 000 Fig. 7 "size of path formula"); `None`: no limit.
+    pub max_path_formula: Option<u64>,
+    pub refinement: RefinementOptions,
+}
+
+impl Default for PredicateOptions {
+    fn default() -> Self {
+        PredicateOptions {
+            solver: SolverConfig::default(),
+            abstraction_limit: DEFAULT_ABSTRACTION_LIMIT,
+            max_path_formula: None,
+            refinement: RefinementOptions::default(),
+        }
+    }
+}
+
+/// Decides about a target node: confirm a feasible path, refine for an infeasible one.
+fn on_target(
+    engine: &mut Engine<'_, PredicateCpa<'_>>,
+    node: NodeId,
+    options: &PredicateOptions,
+) -> TargetDecision {
+    let program = engine.program();
+    let (blocks, starts) = blocks_to(engine.arg(), node);
+    let steps: Vec<Step> = blocks.iter().flat_map(|b| b.steps.iter().copied()).collect();
+    if let Some(max) = options.max_path_formula {
+        if steps.len() as u64 > max {
+            return TargetDecision::NotConfirmed(format!("path-formula-size={max}"));
+        }
+    }
+    let analysis = refinement::analyse(
+        &blocks,
+        &engine.precision,
+        program,
+        &options.solver,
+        options.refinement,
+    );
+    match analysis {
+        Err(e) => TargetDecision::NotConfirmed(format!("refinement failed: {e}")),
+        Ok(Refinement::Feasible(cex)) => {
+            if cex.needs_undefined_behavior {
+                TargetDecision::NotConfirmed("counterexample needs undefined behaviour".into())
+            } else {
+                confirm_path(program, steps)
+            }
+        }
+        Ok(Refinement::Refined { pivot, predicates }) => {
+            let Some(&start) = starts.get(pivot) else {
+                return TargetDecision::NotConfirmed(format!("refinement pivot {pivot} out of range"));
+            };
+            for lp in predicates {
+                for p in lp.predicates {
+                    engine.precision.add(lp.location, p);
+                }
+            }
+            // Re-expand the pivot's block start with the refined precision.
+            let children: Vec<NodeId> = engine
+                .arg()
+                .node(start)
+                .children
+                .iter()
+                .map(|&(_, c)| c)
+                .collect();
+            for c in children {
+                engine.remove_subtree(c);
+            }
+            TargetDecision::Refined
+        }
+        Ok(Refinement::NoProgress { .. }) => {
+            TargetDecision::NotConfirmed("refinement found no new predicates".into())
+        }
+        Ok(Refinement::Unknown(why)) => TargetDecision::NotConfirmed(format!("solver: {why}")),
+    }
+}
+
+/// Loop-head invariants from the ARG: for each loop head with states, the disjunction of the
+/// abstract states of its live, not covered states, as C expressions over names a witness can
+/// use there. Valid invariants only when the analysis proved the program (`true`) without a
+/// guide (with a guide, paths the guide accepted were not explored).
+pub fn loop_invariants(arg: &Arg<PredicateState>, program: &Program) -> Vec<(LocId, String)> {
+    let mut per_loc: BTreeMap<LocId, Vec<String>> = BTreeMap::new();
+    for id in arg.live_ids() {
+        let n = arg.node(id);
+        if !matches!(n.status, NodeStatus::Expanded | NodeStatus::Waiting) {
+            continue;
+        }
+        let loc = n.control.location;
+        if !program.location(loc).loop_head || n.state.pf.length != 0 {
+            continue;
+        }
+        let inv = n
+            .state
+            .abstraction
+            .invariant_c(program, program.location(loc).func);
+        let parts = per_loc.entry(loc).or_default();
+        if !parts.contains(&inv) {
+            parts.push(inv);
+        }
+    }
+    per_loc
+        .into_iter()
+        .map(|(loc, parts)| {
+            let expr = if parts.iter().any(|p| p == "1") {
+                "1".to_string()
+            } else if parts.len() == 1 {
+                parts[0].clone()
+            } else {
+                let wrapped: Vec<String> = parts.iter().map(|p| format!("({p})")).collect();
+                wrapped.join(" || ")
+            };
+            (loc, expr)
+        })
+        .collect()
+}
+
+/// Runs the predicate analysis to a verdict with explicit predicate options; `guide` is a
+/// condition of earlier stages whose covered paths are not explored again.
+pub fn verify_with(
+    program: &Program,
+    options: &AnalysisOptions,
+    predicate: &PredicateOptions,
+    guide: Option<&dyn Guide>,
+) -> AnalysisOutcome {
+    let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit);
+    let mut engine = Engine::new(program, cpa, options.order, options.give_up.clone(), guide);
+    let mut outcome = run_to_verdict(&mut engine, |engine, node| on_target(engine, node, predicate));
+    if outcome.verdict == Verdict::True && guide.is_none() {
+        outcome.invariants = loop_invariants(engine.arg(), program);
+    }
+    outcome.predicates = engine.precision.len();
+    outcome
+}
+
+/// Runs the predicate analysis to a verdict (`path-formula-size` among the give-up conditions
+/// limits the counterexamples it refines).
+pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn Guide>) -> AnalysisOutcome {
+    let max_path_formula = options.give_up.iter().find_map(|g| match g {
+        GiveUp::PathFormulaSize(n) => Some(*n),
+        _ => None,
+    });
+    let predicate = PredicateOptions {
+        max_path_formula,
+        ..PredicateOptions::default()
+    };
+    verify_with(program, options, &predicate, guide)
+}
