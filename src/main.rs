@@ -66,6 +66,8 @@ enum Command {
     Bench(BenchArgs),
     /// Compare run definitions of result directories or files: text table, HTML report.
     Table(TableArgs),
+    /// List the external tools' adapters: executables found and versions.
+    Tools,
     /// Run a flow of verifiers (stages under budgets, conditions handed on) on a program or task.
     Run(RunArgs),
 }
@@ -511,6 +513,22 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Prints each adapter's executables (found or not) and the tool's version.
+fn tools() -> Result<(), Failure> {
+    for status in baton::adapters::tool_status().map_err(Failure::other)? {
+        let version = status.version.as_deref().unwrap_or("not found");
+        println!("{:6} {version}", status.tool);
+        for (name, path) in &status.executables {
+            match path {
+                Some(p) => println!("       {name}: {}", p.display()),
+                None => println!("       {name}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)"),
+            }
+        }
+    }
+    println!("native: explicit, predicate (built in)");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     report(match cli.command {
@@ -530,6 +548,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
         Command::Bench(args) => bench(args),
+        Command::Tools => tools(),
         Command::Table(args) => table(args),
         Command::Run(args) => run(args),
     })

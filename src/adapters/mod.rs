@@ -128,6 +128,9 @@ pub enum Tool {
 }
 
 impl Tool {
+    /// Every tool with an adapter.
+    pub const ALL: [Tool; 3] = [Tool::Cbmc, Tool::Afl, Tool::Klee];
+
     /// The configuration shipped in `tool-adapters/` (embedded at build time).
     pub fn builtin_config(self) -> Result<ToolConfig, AdapterError> {
         let (name, text) = match self {
@@ -246,4 +249,43 @@ mod tests {
         assert_eq!(c.argv_lossy(), vec!["cbmc", "--version"]);
         assert_eq!(c.to_command().get_args().count(), 1);
     }
+}
+
+/// What `baton tools` reports about one external tool.
+#[derive(Debug, Clone)]
+pub struct ToolStatus {
+    pub tool: String,
+    /// Each executable the adapter needs, with where it was found.
+    pub executables: Vec<(String, Option<PathBuf>)>,
+    /// The first line the version command printed, if the tool could be run.
+    pub version: Option<String>,
+}
+
+/// Looks up every adapter's executables and asks the tool for its version.
+pub fn tool_status() -> Result<Vec<ToolStatus>, AdapterError> {
+    let mut out = Vec::new();
+    for tool in Tool::ALL {
+        let config = tool.builtin_config()?;
+        let executables: Vec<(String, Option<PathBuf>)> = config
+            .executables
+            .values()
+            .map(|name| (name.clone(), find_executable(name)))
+            .collect();
+        let version = config.version_command.split_first().and_then(|(exe, args)| {
+            let path = find_executable(exe)?;
+            let output = std::process::Command::new(path).args(args).output().ok()?;
+            let text = String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr);
+            text.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_string)
+        });
+        out.push(ToolStatus {
+            tool: config.tool.clone(),
+            executables,
+            version,
+        });
+    }
+    Ok(out)
 }
