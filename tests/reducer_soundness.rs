@@ -866,8 +866,8 @@ fn bug_task_residual_keeps_the_bug() {
     // seconds even on the original, so "the analysis on the residual gives false" cannot be
     // asked of it; its residuals are checked by execution in the test above.
     for (yml, first_limit) in [
-        ("c/systemc/pc_sfifo_1.cil-1.yml", "path-length=40"),
-        ("c/systemc/pc_sfifo_2.cil-2.yml", "path-length=60"),
+        ("c/systemc/pc_sfifo_1.cil-1.yml", "path-length=30"),
+        ("c/systemc/pc_sfifo_2.cil-2.yml", "path-length=35"),
     ] {
         let program = load_task(&root.join(yml));
         let first = explicit(&program, &[first_limit], SearchOrder::Dfs);

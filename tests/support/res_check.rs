@@ -118,6 +118,20 @@ pub fn check_res(
             record_path: false,
         };
         let res = execute(residual, input, &residual_options);
+        // The residual got a larger step budget: if it finished where the original hit its
+        // limit, give the original the residual's steps (it never needs more) before judging.
+        let orig = if outcome(&orig) == Outcome::Limit && outcome(&res) != Outcome::Limit {
+            execute(
+                original,
+                input,
+                &ExecOptions {
+                    max_steps: res.steps + 8,
+                    record_path: true,
+                },
+            )
+        } else {
+            orig
+        };
         let mut cursor = condition.cursor();
         for &e in &orig.path {
             if cursor.covered() || cursor.is_dead() {
