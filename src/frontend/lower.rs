@@ -635,33 +635,18 @@ impl<'a> Lowerer<'a> {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
-            match (storage.clone(), declared) {
-                (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
-                    self.bind(&name, Sym::Typedef(t))
-                }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
-                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
-                }
-                (
-                    _,
-                    Declared::Function {
-                        ret,
-                        params,
-                        variadic,
-                    },
-                ) => self.register_function(&name, ret, params, variadic),
-                (storage, Declared::Object(t)) => {
-                    let is_extern = matches!(storage, Some(StorageClassSpecifier::Extern));
-                    self.global_variable(
-                        &name,
-                        &name,
-                        t,
-                        id.node.initializer.as_ref(),
-                        is_extern,
-                        id.span.start,
-                    )?;
-                }
-            }
+            let Some(t) = self.declare_name(&name, &storage, declared) else {
+                continue;
+            };
+            let is_extern = matches!(storage, Some(StorageClassSpecifier::Extern));
+            self.global_variable(
+                &name,
+                &name,
+                t,
+                id.node.initializer.as_ref(),
+                is_extern,
+                id.span.start,
+            )?;
         }
         Ok(())
     }
@@ -869,6 +854,36 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// Declares what a declarator names other than an object — a typedef or a function — in
+    /// the current scope; for an object, returns its type for the caller to declare.
+    fn declare_name(
+        &mut self,
+        name: &str,
+        storage: &Option<StorageClassSpecifier>,
+        declared: Declared,
+    ) -> Option<CType> {
+        let typedef = matches!(storage, Some(StorageClassSpecifier::Typedef));
+        match (typedef, declared) {
+            (true, Declared::Object(t)) => self.bind(name, Sym::Typedef(t)),
+            (true, Declared::Function { .. }) => {
+                self.bind(name, Sym::Typedef(CType::Unsupported("function type".into())))
+            }
+            (
+                false,
+                Declared::Function {
+                    ret,
+                    params,
+                    variadic,
+                },
+            ) => {
+                self.register_function(name, ret, params, variadic);
+                self.bind(name, Sym::Func);
+            }
+            (false, Declared::Object(t)) => return Some(t),
+        }
+        None
+    }
+
     fn local_declaration(&mut self, d: &Node<Declaration>) -> Result<()> {
         self.pos = d.span.start;
         let (base, storage) = self.decl_specs(&d.node.specifiers)?;
@@ -876,29 +891,15 @@ impl<'a> Lowerer<'a> {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
-            match (storage.clone(), declared) {
-                (Some(StorageClassSpecifier::Typedef), Declared::Object(t)) => {
-                    self.bind(&name, Sym::Typedef(t))
-                }
-                (Some(StorageClassSpecifier::Typedef), Declared::Function { .. }) => {
-                    self.bind(&name, Sym::Typedef(CType::Unsupported("function type".into())))
-                }
-                (
-                    _,
-                    Declared::Function {
-                        ret,
-                        params,
-                        variadic,
-                    },
-                ) => {
-                    self.register_function(&name, ret, params, variadic);
-                    self.bind(&name, Sym::Func);
-                }
-                (Some(StorageClassSpecifier::Extern), Declared::Object(t)) => {
+            let Some(t) = self.declare_name(&name, &storage, declared) else {
+                continue;
+            };
+            match storage {
+                Some(StorageClassSpecifier::Extern) => {
                     let unique = name.clone();
                     self.global_variable(&unique, &name, t, None, true, id.span.start)?;
                 }
-                (Some(StorageClassSpecifier::Static), Declared::Object(t)) => {
+                Some(StorageClassSpecifier::Static) => {
                     let unique = self.local_name(&name)?;
                     self.global_variable(
                         &unique,
@@ -909,7 +910,7 @@ impl<'a> Lowerer<'a> {
                         id.span.start,
                     )?;
                 }
-                (_, Declared::Object(t)) => {
+                _ => {
                     let ty = self.value_type(&t, id.span.start)?;
                     let unique = self.local_name(&name)?;
                     let fid = self.fs()?.id;
