@@ -89,19 +89,6 @@ impl BinaryOp {
             BinaryOp::Ge => ">=",
         }
     }
-
-    /// The comparison that holds exactly when this one does not (`<` ↔ `>=`, …).
-    pub fn negated_comparison(self) -> Option<BinaryOp> {
-        Some(match self {
-            BinaryOp::Eq => BinaryOp::Ne,
-            BinaryOp::Ne => BinaryOp::Eq,
-            BinaryOp::Lt => BinaryOp::Ge,
-            BinaryOp::Le => BinaryOp::Gt,
-            BinaryOp::Gt => BinaryOp::Le,
-            BinaryOp::Ge => BinaryOp::Lt,
-            _ => return None,
-        })
-    }
 }
 
 impl UnaryOp {

@@ -46,17 +46,6 @@ impl CallStack {
         self.0.as_ref().map(|f| f.below.clone()).unwrap_or_default()
     }
 
-    /// Number of active calls.
-    pub fn depth(&self) -> usize {
-        let mut n = 0;
-        let mut s = self;
-        while let Some(f) = &s.0 {
-            n += 1;
-            s = &f.below;
-        }
-        n
-    }
-
     /// The active call edges, outermost first.
     pub fn calls(&self) -> Vec<EdgeId> {
         let mut out = Vec::new();

@@ -145,11 +145,6 @@ impl<'p, C: Cpa> Engine<'p, C> {
         engine
     }
 
-    /// The analysis.
-    pub fn cpa(&self) -> &C {
-        &self.cpa
-    }
-
     /// The ARG built so far.
     pub fn arg(&self) -> &Arg<C::State> {
         &self.arg

@@ -67,9 +67,6 @@ pub trait Cpa {
     /// Precision (e.g. predicates per location); `()` for analyses without one.
     type Precision: Clone + Default;
 
-    /// Short name for reports.
-    fn name(&self) -> &'static str;
-
     /// The abstract state at program start.
     fn initial_state(&self, program: &Program) -> Self::State;
 

@@ -4,8 +4,9 @@
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
 //! transition matches. Calls are inlined on the way (Baton rejects recursion, so the call stack
-//! is bounded), which makes the residual program one function `main`. [`identity`] is the
-//! IDENTITY reducer of seed 001's null hypothesis.
+//! is bounded), which makes the residual program one function `main`. The IDENTITY reducer of
+//! seed 001's null hypothesis needs no code: it hands on the original file
+//! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
 //! The residual program keeps the original's variables, operations and source positions, and
 //! consumes nondet values in the same order as the original, so a counterexample of the
@@ -49,26 +50,7 @@ pub struct Residual {
     pub origin: Vec<Option<Origin>>,
 }
 
-/// Size figures of a residual program against its original.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReductionSize {
-    pub original_locations: usize,
-    pub original_edges: usize,
-    pub residual_locations: usize,
-    pub residual_edges: usize,
-}
-
 impl Residual {
-    /// Locations and edges of the residual against the original.
-    pub fn size(&self, original: &Program) -> ReductionSize {
-        ReductionSize {
-            original_locations: original.locations.len(),
-            original_edges: original.edges.len(),
-            residual_locations: self.program.locations.len(),
-            residual_edges: self.program.edges.len(),
-        }
-    }
-
     /// True if no path of the residual program reaches an error location.
     pub fn error_unreachable(&self) -> bool {
         !self
@@ -169,11 +151,6 @@ pub fn reduce(
         }
     }
     Ok(builder.finish(entry, exit))
-}
-
-/// The IDENTITY reducer: the program as it is.
-pub fn identity(program: &Program) -> Program {
-    program.clone()
 }
 
 struct ResidualBuilder<'p> {

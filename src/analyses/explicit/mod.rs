@@ -195,10 +195,6 @@ impl Cpa for ExplicitCpa {
     type Precision = ();
     type CoverIndex = ExplicitCoverIndex;
 
-    fn name(&self) -> &'static str {
-        "explicit"
-    }
-
     fn initial_state(&self, program: &Program) -> ExplicitState {
         let mut state = ExplicitState::default();
         for (id, var) in program.globals() {

@@ -86,10 +86,6 @@ impl Cpa for PredicateCpa<'_> {
     type Precision = Precision;
     type CoverIndex = LinearCoverIndex<PredicateState>;
 
-    fn name(&self) -> &'static str {
-        "predicate"
-    }
-
     fn initial_state(&self, program: &Program) -> PredicateState {
         let entry = program.main().entry;
         PredicateState {
