@@ -45,7 +45,7 @@ fn load(task_file: &std::path::Path) -> (Task, Program) {
     (task, program)
 }
 
-fn explicit(program: &Program, give_up: &[&str]) -> AnalysisOutcome {
+fn analyse(kind: AnalysisKind, program: &Program, give_up: &[&str]) -> AnalysisOutcome {
     let options = AnalysisOptions {
         give_up: give_up
             .iter()
@@ -53,7 +53,11 @@ fn explicit(program: &Program, give_up: &[&str]) -> AnalysisOutcome {
             .collect(),
         ..Default::default()
     };
-    run_analysis(AnalysisKind::Explicit, program, &options, None)
+    run_analysis(kind, program, &options, None)
+}
+
+fn explicit(program: &Program, give_up: &[&str]) -> AnalysisOutcome {
+    analyse(AnalysisKind::Explicit, program, give_up)
 }
 
 /// Runs `work` on every item with two threads (the machine has two cores).
@@ -111,21 +115,52 @@ fn table_1_bugs_are_found_with_the_papers_conditions() {
     }
 }
 
-#[test]
-fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
-    let Some(dir) = benchmarks() else { return };
-    let rows = manifest(&dir);
+/// Runs `kind` with a short CPU limit on every shared task: (table, name, verdict, judgement).
+/// Every `false` must come with a counterexample that replays to the error.
+fn on_every_shared_task(
+    dir: &std::path::Path,
+    kind: AnalysisKind,
+    cpu: &str,
+) -> Vec<(String, String, Verdict, Classification)> {
+    let rows = manifest(dir);
     assert_eq!(rows.len(), 77, "every shared task is covered");
-    let results = parallel(&rows, |(table, name, file)| {
+    parallel(&rows, |(table, name, file)| {
         let (task, program) = load(file);
-        let outcome = explicit(&program, &["cpu-time=1s"]);
+        let outcome = analyse(kind, &program, &[cpu]);
+        if outcome.verdict == Verdict::False {
+            let cex = outcome
+                .counterexample
+                .as_ref()
+                .expect("a false verdict has a counterexample");
+            assert!(
+                baton::analyses::replay_to_error(&program, &cex.inputs).is_some(),
+                "{name}: the counterexample replays"
+            );
+        }
         (
             table.clone(),
             name.clone(),
             outcome.verdict,
             outcome.verdict.classify(task.expected),
         )
-    });
+    })
+}
+
+#[test]
+fn predicate_analysis_gives_no_wrong_answer_on_any_shared_task() {
+    let Some(dir) = benchmarks() else { return };
+    let results = on_every_shared_task(&dir, AnalysisKind::Predicate, "cpu-time=2s");
+    let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
+    let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
+    eprintln!("predicate, cpu-time=2s: {correct} correct of {}", results.len());
+    assert!(wrong.is_empty(), "wrong answers: {wrong:?}");
+    assert!(correct >= 3, "the analysis answers some tasks ({correct})");
+}
+
+#[test]
+fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
+    let Some(dir) = benchmarks() else { return };
+    let results = on_every_shared_task(&dir, AnalysisKind::Explicit, "cpu-time=1s");
     let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
     let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
     let table2 = results

@@ -151,7 +151,7 @@ pub struct ExplicitCoverIndex {
 type ValueGroup = HashMap<Vec<i128>, Vec<NodeId>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
-fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
+pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
     match &cond.kind {
         // `if (x)` false branch: x == 0.
         ExprKind::Var(v) if !branch => Some((*v, 0)),

@@ -159,6 +159,9 @@ pub struct Literal {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AbstractState {
     pub cubes: Vec<Vec<Literal>>,
+    /// True if every cube assigns every predicate of one common set (a Boolean abstraction's
+    /// minterms): entailment between two such states over the same set is cube inclusion.
+    pub minterms: bool,
 }
 
 impl AbstractState {
@@ -166,12 +169,16 @@ impl AbstractState {
     pub fn top() -> AbstractState {
         AbstractState {
             cubes: vec![Vec::new()],
+            minterms: false,
         }
     }
 
     /// `false`: no concrete state (the block is infeasible).
     pub fn bottom() -> AbstractState {
-        AbstractState { cubes: Vec::new() }
+        AbstractState {
+            cubes: Vec::new(),
+            minterms: false,
+        }
     }
 
     /// True if this is `false`.
@@ -222,12 +229,38 @@ impl AbstractState {
         {
             return true;
         }
+        if let Some(included) = self.minterm_inclusion(other) {
+            return included;
+        }
         let ssa = SsaMap::new();
         let query = Bool::and(&[
             self.to_formula(&ssa, program),
             other.to_formula(&ssa, program).not(),
         ]);
         matches!(config.check(&query), Satisfiability::Unsat)
+    }
+
+    /// Entailment without the solver when both states are minterms over the same predicates:
+    /// the minterms are satisfiable and pairwise disjoint, so `self ⊑ other` exactly when
+    /// every minterm of `self` is one of `other`. `None` when that does not apply.
+    fn minterm_inclusion(&self, other: &AbstractState) -> Option<bool> {
+        if !self.minterms || !other.minterms {
+            return None;
+        }
+        let (mine, theirs) = (self.cubes.first()?, other.cubes.first()?);
+        let same_basis = mine.len() == theirs.len()
+            && mine
+                .iter()
+                .all(|l| theirs.iter().any(|m| m.predicate == l.predicate));
+        if !same_basis {
+            return None;
+        }
+        Some(self.cubes.iter().all(|c| {
+            other
+                .cubes
+                .iter()
+                .any(|d| d.len() == c.len() && c.iter().all(|l| d.contains(l)))
+        }))
     }
 
     /// The state as a C expression over source-level names (`1` for true, `0` for false),
@@ -275,6 +308,7 @@ impl AbstractState {
             })
         };
         let weakened = AbstractState {
+            minterms: false,
             cubes: self
                 .cubes
                 .iter()
@@ -337,7 +371,10 @@ pub fn cartesian_abstraction(
             }
         }
     }
-    AbstractState { cubes: vec![cube] }
+    AbstractState {
+        cubes: vec![cube],
+        minterms: false,
+    }
 }
 
 /// Boolean abstraction: the strongest Boolean combination of the predicates implied by the
@@ -392,7 +429,10 @@ pub fn boolean_abstraction(
         }
         solver.assert(Bool::or(&blocking));
     }
-    AbstractState { cubes }
+    AbstractState {
+        minterms: !predicates.is_empty(),
+        cubes,
+    }
 }
 
 #[cfg(test)]

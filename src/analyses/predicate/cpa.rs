@@ -9,11 +9,13 @@
 //! [`super::refinement::analyse`]: a feasible path is confirmed on the concrete interpreter, an
 //! infeasible one refines the precision and removes the part of the ARG below the pivot.
 
-use super::abstraction::{boolean_abstraction, AbstractState, Precision};
+use super::abstraction::{boolean_abstraction, AbstractState, Literal, Precision, Predicate};
 use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
+use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
-use crate::cfa::{LocId, LocationKind, Operation, Program};
+use crate::cfa::semantics;
+use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::monitor::GiveUp;
@@ -38,12 +40,17 @@ pub struct PredicateState {
     /// True only for the initial state, whose block formula also fixes the globals' initial
     /// values (its abstraction `true` alone would say less than it means).
     pub at_program_start: bool,
+    /// Variable values every concrete state of this one has: equalities of the block's start
+    /// abstraction (or the globals' initial values) carried through the block by the
+    /// explicit-value transfer. They decide branches and predicates without the solver.
+    pub known: ExplicitState,
 }
 
 /// The predicate CPA.
 #[derive(Debug, Clone)]
 pub struct PredicateCpa<'p> {
     program: &'p Program,
+    explicit: ExplicitCpa,
     config: SolverConfig,
     abstraction_limit: usize,
     abstraction_point: Vec<bool>,
@@ -65,6 +72,7 @@ impl<'p> PredicateCpa<'p> {
         }
         PredicateCpa {
             program,
+            explicit: ExplicitCpa::new(program),
             config,
             abstraction_limit,
             abstraction_point,
@@ -75,6 +83,63 @@ impl<'p> PredicateCpa<'p> {
     pub fn is_abstraction_point(&self, loc: LocId) -> bool {
         self.abstraction_point.get(loc.index()).copied().unwrap_or(false)
     }
+}
+
+impl PredicateCpa<'_> {
+    /// The Boolean abstraction of a block's path formula `pf`: predicates the known values
+    /// decide are fixed literals, only the others go to the solver (none at all for the
+    /// state machines of typical tasks, whose predicates compare variables with constants).
+    /// The path formula of a block is satisfiable whenever the transfer let it through
+    /// (every undecided branch was checked), so skipping the solver does not lose a `false`.
+    fn abstract_block(
+        &self,
+        pf: &PathFormula,
+        predicates: &[Predicate],
+        known: &ExplicitState,
+    ) -> AbstractState {
+        let mut fixed = Vec::new();
+        let mut open = Vec::new();
+        for p in predicates {
+            match semantics::eval(p.expr(), &|v| known.get(v)) {
+                Ok(Some(value)) => fixed.push(Literal {
+                    predicate: p.clone(),
+                    positive: value != 0,
+                }),
+                _ => open.push(p.clone()),
+            }
+        }
+        if open.is_empty() && !fixed.is_empty() {
+            return AbstractState {
+                cubes: vec![fixed],
+                minterms: true,
+            };
+        }
+        let mut abs = boolean_abstraction(pf, &open, self.program, &self.config, self.abstraction_limit);
+        if !fixed.is_empty() && !abs.is_bottom() {
+            for cube in &mut abs.cubes {
+                cube.extend(fixed.iter().cloned());
+            }
+            // Minterms over `open` plus the same fixed literals are minterms over all.
+            abs.minterms = abs.minterms || abs.cubes.len() == 1 && open.is_empty();
+        }
+        abs
+    }
+}
+
+/// The values an abstract state fixes: `x == c` literals that hold in every cube.
+fn known_from_abstraction(abs: &AbstractState, program: &Program) -> ExplicitState {
+    let mut known = ExplicitState::default();
+    let Some((first, rest)) = abs.cubes.split_first() else {
+        return known;
+    };
+    for l in first.iter().filter(|l| l.positive) {
+        if rest.iter().all(|c| c.contains(l)) {
+            if let Some((var, value)) = learned_equality(l.predicate.expr(), true, program) {
+                known.values.insert(var, value);
+            }
+        }
+    }
+    known
 }
 
 fn encode_error(e: impl std::fmt::Display) -> CpaError {
@@ -93,6 +158,7 @@ impl Cpa for PredicateCpa<'_> {
             block_start: entry,
             pf: PathFormula::program_start(program),
             at_program_start: true,
+            known: self.explicit.initial_state(program),
         }
     }
 
@@ -107,6 +173,15 @@ impl Cpa for PredicateCpa<'_> {
             .edges
             .get(step.edge().index())
             .ok_or_else(|| CpaError(format!("no edge {}", step.edge())))?;
+        let known = match self.explicit.transfer(&state.known, step, &(), program)? {
+            // The known values already rule the step out.
+            Transfer::Successors(mut next) => match next.pop() {
+                Some(k) => k,
+                None => return Ok(Transfer::Successors(Vec::new())),
+            },
+            // Undefined behaviour for the known values: forget them, the formula decides.
+            Transfer::GiveUp(_) => ExplicitState::default(),
+        };
         let pf = state.pf.extend(step, program).map_err(encode_error)?;
         let target = match step {
             Step::Return { call } => program.edge(call).to,
@@ -119,21 +194,27 @@ impl Cpa for PredicateCpa<'_> {
             let predicates = precision.predicates_at(target);
             // Sound in every case: solver failures fall back to weaker abstractions, and
             // `false` comes only from an unsatisfiable block formula.
-            let abs = boolean_abstraction(&pf, &predicates, program, &self.config, self.abstraction_limit);
+            let abs = self.abstract_block(&pf, &predicates, &known);
             if abs.is_bottom() {
                 return Ok(Transfer::Successors(Vec::new()));
             }
             let start = abs.to_formula(&SsaMap::new(), program);
+            let known = known_from_abstraction(&abs, program);
             return Ok(Transfer::Successors(vec![PredicateState {
                 abstraction: Rc::new(abs),
                 block_start: target,
                 pf: PathFormula::starting_with(start),
                 at_program_start: false,
+                known,
             }]));
         }
-        if matches!((step, &edge.op), (Step::Edge(_), Operation::Assume { .. }))
-            && matches!(self.config.check(&pf.formula), Satisfiability::Unsat)
-        {
+        let decided = match (step, &edge.op) {
+            (Step::Edge(_), Operation::Assume { cond, .. }) => {
+                matches!(semantics::eval(cond, &|v| state.known.get(v)), Ok(Some(_)))
+            }
+            _ => true,
+        };
+        if !decided && matches!(self.config.check(&pf.formula), Satisfiability::Unsat) {
             // The branch is infeasible in this block (unknown keeps it: sound).
             return Ok(Transfer::Successors(Vec::new()));
         }
@@ -142,6 +223,7 @@ impl Cpa for PredicateCpa<'_> {
             block_start: state.block_start,
             pf,
             at_program_start: state.at_program_start,
+            known,
         }]))
     }
 
@@ -203,6 +285,19 @@ fn blocks_to(arg: &Arg<PredicateState>, node: NodeId) -> (Vec<Block>, Vec<NodeId
     (blocks, starts)
 }
 
+/// Where a predicate found by refinement is tracked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PredicateSharing {
+    /// Only at the abstraction points where refinement found it.
+    Location,
+    /// Predicates over global variables only are tracked at every abstraction point (the
+    /// state variables of the drivers and protocol machines of sv-benchmarks matter all over
+    /// the program; learning them once per location costs a refinement each); predicates
+    /// over locals stay at their location.
+    #[default]
+    Global,
+}
+
 /// Options of the predicate analysis beyond the engine's.
 #[derive(Debug, Clone, Copy)]
 pub struct PredicateOptions {
@@ -213,6 +308,7 @@ pub struct PredicateOptions {
     /// 000 Fig. 7 "size of path formula"); `None`: no limit.
     pub max_path_formula: Option<u64>,
     pub refinement: RefinementOptions,
+    pub sharing: PredicateSharing,
 }
 
 impl Default for PredicateOptions {
@@ -222,6 +318,7 @@ impl Default for PredicateOptions {
             abstraction_limit: DEFAULT_ABSTRACTION_LIMIT,
             max_path_formula: None,
             refinement: RefinementOptions::default(),
+            sharing: PredicateSharing::default(),
         }
     }
 }
@@ -262,7 +359,17 @@ fn on_target(
             };
             for lp in predicates {
                 for p in lp.predicates {
-                    engine.precision.add(lp.location, p);
+                    let over_globals = p.vars().iter().all(|v| {
+                        program
+                            .variables
+                            .get(v.index())
+                            .is_some_and(|x| x.scope == Scope::Global)
+                    });
+                    if options.sharing == PredicateSharing::Global && over_globals {
+                        engine.precision.add_global(p);
+                    } else {
+                        engine.precision.add(lp.location, p);
+                    }
                 }
             }
             // Re-expand the pivot's block start with the refined precision.

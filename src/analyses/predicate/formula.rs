@@ -701,15 +701,34 @@ impl Default for SolverConfig {
 }
 
 impl SolverConfig {
-    /// A fresh solver with these settings.
-    pub fn solver(&self) -> Solver {
-        let solver = Solver::new();
-        if let Some(t) = self.timeout {
-            let mut params = Params::new();
-            params.set_u32("timeout", u32::try_from(t.as_millis()).unwrap_or(u32::MAX));
-            solver.set_params(&params);
+    /// A solver with these settings, in a fresh assertion scope. Creating a Z3 solver (and its
+    /// tactics at the first check) costs far more than the small queries of the analysis, so
+    /// solvers are kept in a per-thread pool: the scope is popped and the solver returned to
+    /// the pool when the handle is dropped.
+    pub fn solver(&self) -> PooledSolver {
+        let timeout_ms = self
+            .timeout
+            .map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX));
+        let solver = SOLVER_POOL
+            .with(|pool| {
+                let mut pool = pool.borrow_mut();
+                let at = pool.iter().position(|(t, _)| *t == timeout_ms)?;
+                Some(pool.swap_remove(at).1)
+            })
+            .unwrap_or_else(|| {
+                let solver = Solver::new();
+                if let Some(ms) = timeout_ms {
+                    let mut params = Params::new();
+                    params.set_u32("timeout", ms);
+                    solver.set_params(&params);
+                }
+                solver
+            });
+        solver.push();
+        PooledSolver {
+            solver: Some(solver),
+            timeout_ms,
         }
-        solver
     }
 
     /// Checks `formula` for satisfiability.
@@ -726,6 +745,45 @@ impl SolverConfig {
                 Satisfiability::Unknown(solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()))
             }
         }
+    }
+}
+
+thread_local! {
+    /// Idle solvers (with their timeout in ms) at their base scope.
+    static SOLVER_POOL: std::cell::RefCell<Vec<(Option<u32>, Solver)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Most solvers kept idle per thread (nested queries need a few at once).
+const SOLVER_POOL_SIZE: usize = 8;
+
+/// A solver of the per-thread pool in its own assertion scope (see [`SolverConfig::solver`]).
+pub struct PooledSolver {
+    solver: Option<Solver>,
+    timeout_ms: Option<u32>,
+}
+
+impl std::ops::Deref for PooledSolver {
+    type Target = Solver;
+    fn deref(&self) -> &Solver {
+        // Only `drop` takes the solver out.
+        self.solver.as_ref().expect("pooled solver present until dropped")
+    }
+}
+
+impl Drop for PooledSolver {
+    fn drop(&mut self) {
+        let Some(solver) = self.solver.take() else { return };
+        solver.pop(1);
+        let timeout_ms = self.timeout_ms;
+        // During thread teardown the pool may be gone: the solver is then simply dropped.
+        let _ = SOLVER_POOL.try_with(|pool| {
+            if let Ok(mut pool) = pool.try_borrow_mut() {
+                if pool.len() < SOLVER_POOL_SIZE {
+                    pool.push((timeout_ms, solver));
+                }
+            }
+        });
     }
 }
 

@@ -25,4 +25,6 @@ pub mod cpa;
 pub mod formula;
 pub mod refinement;
 
-pub use cpa::{loop_invariants, verify, verify_with, PredicateCpa, PredicateOptions, PredicateState};
+pub use cpa::{
+    loop_invariants, verify, verify_with, PredicateCpa, PredicateOptions, PredicateSharing, PredicateState,
+};

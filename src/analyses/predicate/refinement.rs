@@ -108,7 +108,8 @@ pub fn analyse(
         Satisfiability::Sat(model) => return Ok(Refinement::Feasible(counterexample(&path, model, config))),
     }
 
-    let bad = bad_regions(blocks, program);
+    let relevant = relevant_assumes(blocks, &start, program, config)?;
+    let bad = bad_regions(blocks, program, relevant.as_deref());
     // The pivot: the last boundary whose abstract state excludes its bad region. Boundary 0
     // uses the concrete program start as well.
     let mut pivot = 0;
@@ -338,7 +339,8 @@ impl Wp<'_> {
         self.assign(var, &Expr::var(skolem, v.ty));
     }
 
-    fn step_back(&mut self, step: Step) {
+    /// Goes back over `step`; an assume step adds its condition only with `keep_assume`.
+    fn step_back(&mut self, step: Step, keep_assume: bool) {
         let program = self.program;
         let Some(edge) = program.edges.get(step.edge().index()) else {
             return;
@@ -358,7 +360,7 @@ impl Wp<'_> {
                 }
                 Operation::Declare { var, init: None } => self.havoc(*var),
                 Operation::Nondet { lhs: Some(var), .. } => self.havoc(*var),
-                Operation::Assume { cond, branch } => {
+                Operation::Assume { cond, branch } if keep_assume => {
                     let c = if *branch {
                         cond.clone()
                     } else {
@@ -394,7 +396,11 @@ impl Wp<'_> {
 /// variables at that point (and Skolem constants for later nondet values) under which the
 /// rest of the path can be executed. Only called on paths whose formula was built, so every
 /// edge, function, location and variable id on them exists.
-fn bad_regions(blocks: &[Block], program: &Program) -> Vec<Vec<Expr>> {
+///
+/// With `relevant` (per block, per step: keep this step's assume condition), the other assume
+/// steps are left out: the bad regions are then those of the path sliced to the assumes that
+/// make it infeasible, with far fewer (and only relevant) atoms.
+fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>]>) -> Vec<Vec<Expr>> {
     let mut wp = Wp {
         program,
         conjuncts: Vec::new(),
@@ -402,10 +408,75 @@ fn bad_regions(blocks: &[Block], program: &Program) -> Vec<Vec<Expr>> {
     };
     let mut out = vec![Vec::new(); blocks.len()];
     for (i, block) in blocks.iter().enumerate().rev() {
-        for step in block.steps.iter().rev() {
-            wp.step_back(*step);
+        for (k, step) in block.steps.iter().enumerate().rev() {
+            let keep = relevant
+                .and_then(|r| r.get(i))
+                .and_then(|b| b.get(k))
+                .copied()
+                .unwrap_or(true);
+            wp.step_back(*step, keep);
         }
         out[i] = wp.conjuncts.clone();
     }
     out
+}
+
+/// Most assume steps in an unsat core that are tried one by one for removal.
+const CORE_MINIMIZE_LIMIT: usize = 40;
+
+/// The assume steps of the infeasible path `blocks` that its infeasibility needs (per block,
+/// per step), from an unsat core over one indicator literal per assume step, made minimal by
+/// deletion when small. `None` when the solver gives no core (then every assume counts).
+fn relevant_assumes(
+    blocks: &[Block],
+    start: &PathFormula,
+    program: &Program,
+    config: &SolverConfig,
+) -> Result<Option<Vec<Vec<bool>>>, EncodeError> {
+    let solver = config.solver();
+    let mut pf = start.clone();
+    let mut literals: Vec<(Bool, usize, usize)> = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        for (k, step) in block.steps.iter().enumerate() {
+            let edge = program
+                .edges
+                .get(step.edge().index())
+                .ok_or(EncodeError::NoSuchEdge(step.edge()))?;
+            match (step, &edge.op) {
+                (Step::Edge(_), Operation::Assume { cond, branch }) => {
+                    let c = ExprEncoder::new(program, &pf.ssa).condition(cond);
+                    let c = if *branch { c } else { c.not() };
+                    let l = Bool::fresh_const("assume");
+                    solver.assert(l.implies(&c));
+                    literals.push((l, i, k));
+                }
+                _ => pf = pf.extend(*step, program)?,
+            }
+        }
+    }
+    solver.assert(&pf.formula);
+    let all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
+    if solver.check_assumptions(&all) != SatResult::Unsat {
+        return Ok(None);
+    }
+    let mut core: Vec<Bool> = solver.get_unsat_core();
+    if core.len() <= CORE_MINIMIZE_LIMIT {
+        let mut at = 0;
+        while at < core.len() {
+            let mut without = core.clone();
+            without.remove(at);
+            if solver.check_assumptions(&without) == SatResult::Unsat {
+                core = without;
+            } else {
+                at += 1;
+            }
+        }
+    }
+    let mut relevant: Vec<Vec<bool>> = blocks.iter().map(|b| vec![false; b.steps.len()]).collect();
+    for (l, i, k) in &literals {
+        if core.contains(l) {
+            relevant[*i][*k] = true;
+        }
+    }
+    Ok(Some(relevant))
 }
