@@ -44,6 +44,9 @@ pub struct PredicateState {
     /// abstraction (or the globals' initial values) carried through the block by the
     /// explicit-value transfer. They decide branches and predicates without the solver.
     pub known: ExplicitState,
+    /// The predicates the block's start abstraction was computed over (the precision there at
+    /// that time; refinement may have added more since).
+    pub tracked: Rc<Vec<Predicate>>,
 }
 
 /// The predicate CPA.
@@ -159,6 +162,7 @@ impl Cpa for PredicateCpa<'_> {
             pf: PathFormula::program_start(program),
             at_program_start: true,
             known: self.explicit.initial_state(program),
+            tracked: Rc::new(Vec::new()),
         }
     }
 
@@ -206,6 +210,7 @@ impl Cpa for PredicateCpa<'_> {
                 pf: PathFormula::starting_with(start),
                 at_program_start: false,
                 known,
+                tracked: Rc::new(predicates),
             }]));
         }
         let decided = match (step, &edge.op) {
@@ -224,6 +229,7 @@ impl Cpa for PredicateCpa<'_> {
             pf,
             at_program_start: state.at_program_start,
             known,
+            tracked: state.tracked.clone(),
         }]))
     }
 
@@ -385,7 +391,31 @@ fn on_target(
             }
             TargetDecision::Refined
         }
-        Ok(Refinement::NoProgress { .. }) => {
+        Ok(Refinement::NoProgress { pivot }) => {
+            // Predicates shared from elsewhere may be tracked now at a block start whose
+            // abstraction predates them: recompute from the first such block instead of
+            // giving up.
+            let stale = (pivot + 1..starts.len()).find(|&i| {
+                let state = &engine.arg().node(starts[i]).state;
+                engine
+                    .precision
+                    .predicates_at(state.block_start)
+                    .iter()
+                    .any(|p| !state.tracked.contains(p))
+            });
+            if let Some(i) = stale {
+                let children: Vec<NodeId> = engine
+                    .arg()
+                    .node(starts[i - 1])
+                    .children
+                    .iter()
+                    .map(|&(_, c)| c)
+                    .collect();
+                for c in children {
+                    engine.remove_subtree(c);
+                }
+                return TargetDecision::Refined;
+            }
             TargetDecision::NotConfirmed("refinement found no new predicates".into())
         }
         Ok(Refinement::Unknown(why)) => TargetDecision::NotConfirmed(format!("solver: {why}")),
