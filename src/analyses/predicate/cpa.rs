@@ -8,6 +8,12 @@
 //! abstraction points (entailment of abstract states). A target state's path is analysed by
 //! [`super::refinement::analyse`]: a feasible path is confirmed on the concrete interpreter, an
 //! infeasible one refines the precision and removes the part of the ARG below the pivot.
+//!
+//! Two things keep the solver out of the common case: values the block start fixes (`x == c`
+//! literals) are carried through the block by the explicit-value transfer and decide branches
+//! and predicates directly, and entailment between minterm states over the same predicates
+//! is cube inclusion. Predicates over globals only are shared by every abstraction point
+//! ([`PredicateSharing::Global`]).
 
 use super::abstraction::{boolean_abstraction, AbstractState, Literal, Precision, Predicate};
 use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
@@ -329,6 +335,15 @@ impl Default for PredicateOptions {
     }
 }
 
+/// Lazy abstraction: removes everything below the block start `node`, so that its block is
+/// expanded again with the current precision.
+fn reexpand(engine: &mut Engine<'_, PredicateCpa<'_>>, node: NodeId) {
+    let children: Vec<NodeId> = engine.arg().node(node).children.iter().map(|&(_, c)| c).collect();
+    for c in children {
+        engine.remove_subtree(c);
+    }
+}
+
 /// Decides about a target node: confirm a feasible path, refine for an infeasible one.
 fn on_target(
     engine: &mut Engine<'_, PredicateCpa<'_>>,
@@ -378,17 +393,7 @@ fn on_target(
                     }
                 }
             }
-            // Re-expand the pivot's block start with the refined precision.
-            let children: Vec<NodeId> = engine
-                .arg()
-                .node(start)
-                .children
-                .iter()
-                .map(|&(_, c)| c)
-                .collect();
-            for c in children {
-                engine.remove_subtree(c);
-            }
+            reexpand(engine, start);
             TargetDecision::Refined
         }
         Ok(Refinement::NoProgress { pivot }) => {
@@ -404,16 +409,7 @@ fn on_target(
                     .any(|p| !state.tracked.contains(p))
             });
             if let Some(i) = stale {
-                let children: Vec<NodeId> = engine
-                    .arg()
-                    .node(starts[i - 1])
-                    .children
-                    .iter()
-                    .map(|&(_, c)| c)
-                    .collect();
-                for c in children {
-                    engine.remove_subtree(c);
-                }
+                reexpand(engine, starts[i - 1]);
                 return TargetDecision::Refined;
             }
             TargetDecision::NotConfirmed("refinement found no new predicates".into())

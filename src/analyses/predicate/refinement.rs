@@ -6,7 +6,9 @@
 //! a real counterexample whose model gives the nondet inputs for the concrete interpreter.
 //!
 //! For an infeasible path, Z3 4.8 offers no interpolation, so predicates come from weakest
-//! preconditions along the path as in seed 002 §2.2: going backwards from the error location,
+//! preconditions along the path as in seed 002 §2.2. The path is first sliced to the assume
+//! steps its infeasibility needs (a minimal unsat core over one indicator per assume, every
+//! assignment kept), which keeps the predicates few and relevant. Going backwards from the error location,
 //! the *bad region* of each block boundary is the conjunction of the path's assume conditions
 //! with every later assignment substituted in (a nondet value becomes a Skolem constant).
 //! The pivot is the last boundary whose abstract state is disjoint from its bad region; every
