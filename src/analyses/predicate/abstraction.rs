@@ -240,27 +240,27 @@ impl AbstractState {
         matches!(config.check(&query), Satisfiability::Unsat)
     }
 
-    /// Entailment without the solver when both states are minterms over the same predicates:
-    /// the minterms are satisfiable and pairwise disjoint, so `self ⊑ other` exactly when
-    /// every minterm of `self` is one of `other`. `None` when that does not apply.
+    /// Entailment without the solver when both states are minterms and `other`'s predicates
+    /// are among `self`'s (the usual case: `other` was abstracted earlier, with a precision
+    /// that has only grown since). Each minterm of `self` is satisfiable and fixes every
+    /// predicate of `other`, whose minterms are pairwise disjoint, so `self ⊑ other` exactly
+    /// when each minterm of `self` extends one of `other`. `None` when that does not apply.
     fn minterm_inclusion(&self, other: &AbstractState) -> Option<bool> {
         if !self.minterms || !other.minterms {
             return None;
         }
         let (mine, theirs) = (self.cubes.first()?, other.cubes.first()?);
-        let same_basis = mine.len() == theirs.len()
-            && mine
-                .iter()
-                .all(|l| theirs.iter().any(|m| m.predicate == l.predicate));
-        if !same_basis {
+        let basis_included = theirs
+            .iter()
+            .all(|l| mine.iter().any(|m| m.predicate == l.predicate));
+        if !basis_included {
             return None;
         }
-        Some(self.cubes.iter().all(|c| {
-            other
-                .cubes
+        Some(
+            self.cubes
                 .iter()
-                .any(|d| d.len() == c.len() && c.iter().all(|l| d.contains(l)))
-        }))
+                .all(|c| other.cubes.iter().any(|d| d.iter().all(|l| c.contains(l)))),
+        )
     }
 
     /// The state as a C expression over source-level names (`1` for true, `0` for false),

@@ -53,6 +53,10 @@ pub struct PredicateState {
     /// The predicates the block's start abstraction was computed over (the precision there at
     /// that time; refinement may have added more since).
     pub tracked: Rc<Vec<Predicate>>,
+    /// True if the block passed a branch that neither the known values nor the solver
+    /// decided yet: the block's path formula may be unsatisfiable, so its abstraction must
+    /// ask the solver.
+    pub unchecked: bool,
 }
 
 /// The predicate CPA.
@@ -98,13 +102,15 @@ impl PredicateCpa<'_> {
     /// The Boolean abstraction of a block's path formula `pf`: predicates the known values
     /// decide are fixed literals, only the others go to the solver (none at all for the
     /// state machines of typical tasks, whose predicates compare variables with constants).
-    /// The path formula of a block is satisfiable whenever the transfer let it through
-    /// (every undecided branch was checked), so skipping the solver does not lose a `false`.
+    /// With `unchecked` false every branch of the block was decided by the known values, so
+    /// the path formula is satisfiable (the block start is) and the solver is not needed for
+    /// that either; otherwise an unsatisfiable block yields `false` (the branch was infeasible).
     fn abstract_block(
         &self,
         pf: &PathFormula,
         predicates: &[Predicate],
         known: &ExplicitState,
+        unchecked: bool,
     ) -> AbstractState {
         let mut fixed = Vec::new();
         let mut open = Vec::new();
@@ -118,6 +124,9 @@ impl PredicateCpa<'_> {
             }
         }
         if open.is_empty() && !fixed.is_empty() {
+            if unchecked && matches!(self.config.check(&pf.formula), Satisfiability::Unsat) {
+                return AbstractState::bottom();
+            }
             return AbstractState {
                 cubes: vec![fixed],
                 minterms: true,
@@ -169,6 +178,7 @@ impl Cpa for PredicateCpa<'_> {
             at_program_start: true,
             known: self.explicit.initial_state(program),
             tracked: Rc::new(Vec::new()),
+            unchecked: false,
         }
     }
 
@@ -200,11 +210,20 @@ impl Cpa for PredicateCpa<'_> {
                 _ => edge.to,
             },
         };
+        let decided = match (step, &edge.op) {
+            (Step::Edge(_), Operation::Assume { cond, .. }) => {
+                matches!(semantics::eval(cond, &|v| state.known.get(v)), Ok(Some(_)))
+            }
+            _ => true,
+        };
+        // A branch the known values do not decide is checked once for the whole block, at its
+        // abstraction: one solver call per block instead of one per branch.
+        let unchecked = state.unchecked || !decided;
         if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
             // Sound in every case: solver failures fall back to weaker abstractions, and
             // `false` comes only from an unsatisfiable block formula.
-            let abs = self.abstract_block(&pf, &predicates, &known);
+            let abs = self.abstract_block(&pf, &predicates, &known, unchecked);
             if abs.is_bottom() {
                 return Ok(Transfer::Successors(Vec::new()));
             }
@@ -217,17 +236,8 @@ impl Cpa for PredicateCpa<'_> {
                 at_program_start: false,
                 known,
                 tracked: Rc::new(predicates),
+                unchecked: false,
             }]));
-        }
-        let decided = match (step, &edge.op) {
-            (Step::Edge(_), Operation::Assume { cond, .. }) => {
-                matches!(semantics::eval(cond, &|v| state.known.get(v)), Ok(Some(_)))
-            }
-            _ => true,
-        };
-        if !decided && matches!(self.config.check(&pf.formula), Satisfiability::Unsat) {
-            // The branch is infeasible in this block (unknown keeps it: sound).
-            return Ok(Transfer::Successors(Vec::new()));
         }
         Ok(Transfer::Successors(vec![PredicateState {
             abstraction: state.abstraction.clone(),
@@ -236,6 +246,7 @@ impl Cpa for PredicateCpa<'_> {
             at_program_start: state.at_program_start,
             known,
             tracked: state.tracked.clone(),
+            unchecked,
         }]))
     }
 
