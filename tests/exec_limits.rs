@@ -8,7 +8,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use baton::exec::{
-    find_executable, run_with, ExecError, LimitKind, Limits, MechanismChoice, RunStatus, ToolCommand, WorkDir,
+    find_executable, run_with, ExecError, LimitKind, Limits, Measurement, MechanismChoice, RunStatus,
+    ToolCommand, WorkDir,
 };
 
 const MODES: [MechanismChoice; 2] = [MechanismChoice::Auto, MechanismChoice::SamplingOnly];
@@ -347,6 +348,97 @@ fn cpu_of_child_matches_its_own_rusage() {
             own
         );
         assert!(report.wall_time + Duration::from_millis(50) >= own / 2);
+    }
+}
+
+/// Burns `argv[1]` milliseconds of its own CPU time and prints `argv[2]` (a label) and what
+/// getrusage says it used, in microseconds, as one line.
+const BUSY_MS: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+static long used_us(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000L
+         + u.ru_utime.tv_usec + u.ru_stime.tv_usec;
+}
+int main(int argc, char **argv) {
+    long target = (argc > 1 ? atol(argv[1]) : 300) * 1000L;
+    volatile unsigned long x = 0;
+    while (used_us() < target) {
+        for (int i = 0; i < 100000; i++) x += i;
+    }
+    printf("%s %ld\n", argc > 2 ? argv[2] : "child", used_us());
+    fflush(stdout);
+    return 0;
+}
+"#;
+
+#[test]
+fn cpu_of_the_whole_tree_is_summed() {
+    let Some((_dir, exe)) = compile("busy_ms", BUSY_MS) else {
+        eprintln!("skipped: no C compiler");
+        return;
+    };
+    let _guard = cpu_lock();
+    for mode in MODES {
+        // Below the shell: two children in parallel, two in a pipeline (the first one's line goes
+        // through the second, which prints it after its own), and an orphan that is re-parented
+        // away from the tree (so the shell never waits for it and its time is in no rusage of
+        // the main process); the shell reads the orphan's line through a FIFO, so the orphan has
+        // ended before the shell does. Each reports the CPU time it used itself; the run's CPU
+        // time must be (at least) their sum: a bound on work, not on speed.
+        let script = r#"mkfifo orphan.fifo
+            ( "$0" 300 orphan > orphan.fifo & )
+            "$0" 300 waited & "$0" 300 waited & wait
+            "$0" 300 waited | { "$0" 300 waited; cat; }
+            cat orphan.fifo"#;
+        let mut cmd = ToolCommand::new(["sh", "-c", script]);
+        cmd.argv.push(exe.clone().into_os_string());
+        let report =
+            run_with(&cmd, &limits(Some(30.0), Some(120.0), None, 1.0), mode).expect("run busy children");
+        assert_eq!(report.status, RunStatus::Done, "{mode:?}: {report:?}");
+        let stdout = String::from_utf8_lossy(&report.stdout);
+        let mut waited = Duration::ZERO;
+        let mut orphan = Duration::ZERO;
+        for line in stdout.lines() {
+            let (label, us) = line
+                .split_once(' ')
+                .expect("busy prints a label and its CPU time");
+            let used = Duration::from_micros(us.trim().parse().expect("CPU time in microseconds"));
+            assert!(used >= Duration::from_millis(300));
+            match label {
+                "waited" => waited += used,
+                "orphan" => orphan += used,
+                other => panic!("unexpected label {other:?} in {stdout:?}"),
+            }
+        }
+        assert_eq!(
+            stdout.lines().count(),
+            5,
+            "{mode:?}: every child reports: {stdout:?}"
+        );
+        assert!(
+            orphan > Duration::ZERO,
+            "{mode:?}: the orphan reports: {stdout:?}"
+        );
+        // A cgroup counts everything. Sampling counts in clock ticks per process and sees an
+        // orphan that was reaped outside the tree only up to its last sample (a documented gap),
+        // so there only the waited-for children are a strict lower bound.
+        let must_see = match report.measurement {
+            Measurement::Sampling => waited,
+            Measurement::CgroupV1 | Measurement::CgroupV2 => waited + orphan,
+        };
+        assert!(
+            report.cpu_time + Duration::from_millis(50) >= must_see
+                && report.cpu_time <= waited + orphan + Duration::from_millis(500),
+            "{mode:?} ({}): measured {:?}; the children's own rusage: waited-for {:?}, orphan {:?}",
+            report.measurement,
+            report.cpu_time,
+            waited,
+            orphan
+        );
     }
 }
 
