@@ -249,3 +249,49 @@ fn no_wrong_verdict_on_small_benchmark_tasks() {
         }
     }
 }
+
+/// A branch the known values cannot decide (`y == x` after `y = x + 1`) is only checked at the
+/// block's abstraction: the error location's block is then found infeasible, not reported,
+/// also when the known values decide every predicate there (`g == 0`, learned in the loop).
+#[test]
+fn branches_checked_per_block_still_prune_infeasible_paths() {
+    let p = src(
+        "int main(void) { int x = __VERIFIER_nondet_int(); int y = x + 1; \
+         if (y == x) reach_error(); return 0; }",
+    );
+    let outcome = verify(&p, &[]);
+    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    assert_eq!(outcome.predicates, 0, "no refinement needed: {}", outcome.reason);
+    let p = src(
+        "int g = 0;\nint main(void) { while (__VERIFIER_nondet_int()) { if (g != 0) reach_error(); }\n\
+         int x = __VERIFIER_nondet_int(); int y = x + 1; if (y == x) { g = 1; }\n\
+         if (g != 0) reach_error(); return 0; }",
+    );
+    let outcome = verify(&p, &[]);
+    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    assert_eq!(
+        outcome.predicates, 1,
+        "only `g == 0` is needed: {}",
+        outcome.reason
+    );
+}
+
+/// A state machine over a global, as in the drivers and protocols of sv-benchmarks: the known
+/// values of `x == c` literals decide its branches; the safe variant is proved, the unsafe one
+/// yields a counterexample that replays.
+#[test]
+fn state_machine_over_a_global_is_proved_and_its_bug_found() {
+    let machine = |bad: i32| {
+        src(&format!(
+            "int s = 0;\nint main(void) {{ while (__VERIFIER_nondet_int()) {{\n\
+             if (s == 0) {{ s = 1; }} else if (s == 1) {{ if (__VERIFIER_nondet_int()) s = 2; else s = 0; }}\n\
+             else if (s == 2) {{ s = 0; }}\n if (s == {bad}) reach_error(); }}\n return 0; }}"
+        ))
+    };
+    let safe = machine(3);
+    let outcome = verify(&safe, &["cpu-time=60s"]);
+    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    let unsafe_ = machine(2);
+    let outcome = verify(&unsafe_, &["cpu-time=60s"]);
+    assert_replayed_violation(&unsafe_, &outcome);
+}
