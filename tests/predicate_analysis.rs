@@ -295,3 +295,31 @@ fn state_machine_over_a_global_is_proved_and_its_bug_found() {
     let outcome = verify(&unsafe_, &["cpu-time=60s"]);
     assert_replayed_violation(&unsafe_, &outcome);
 }
+
+/// Where refinement puts predicates over globals: shared by every abstraction point (the
+/// default) or only where found. Both prove a program whose global matters in two loops; the
+/// shared precision needs fewer entries (the predicate is learned once, not per loop head).
+#[test]
+fn predicates_over_globals_are_shared_or_kept_per_location() {
+    use baton::analyses::predicate::{verify_with, PredicateOptions, PredicateSharing};
+    let p = src("int g = 0;\nint main(void) {\n\
+         while (__VERIFIER_nondet_int()) { if (g != 0) reach_error(); }\n\
+         while (__VERIFIER_nondet_int()) { if (g != 0) reach_error(); }\n return 0; }");
+    let run = |sharing| {
+        let predicate = PredicateOptions {
+            sharing,
+            ..PredicateOptions::default()
+        };
+        verify_with(&p, &options(&[]), &predicate, None)
+    };
+    let shared = run(PredicateSharing::Global);
+    let local = run(PredicateSharing::Location);
+    assert_eq!(shared.verdict, Verdict::True, "{}", shared.reason);
+    assert_eq!(local.verdict, Verdict::True, "{}", local.reason);
+    assert_eq!(shared.predicates, 1, "`g == 0` once");
+    assert!(
+        local.predicates >= 2,
+        "`g == 0` at both loop heads: {}",
+        local.predicates
+    );
+}
