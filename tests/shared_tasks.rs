@@ -116,7 +116,8 @@ fn table_1_bugs_are_found_with_the_papers_conditions() {
 }
 
 /// Runs `kind` with a short CPU limit on every shared task: (table, name, verdict, judgement).
-/// Every `false` must come with a counterexample that replays to the error.
+/// No answer may be wrong, and every `false` must come with a counterexample that replays to
+/// the error.
 fn on_every_shared_task(
     dir: &std::path::Path,
     kind: AnalysisKind,
@@ -124,7 +125,7 @@ fn on_every_shared_task(
 ) -> Vec<(String, String, Verdict, Classification)> {
     let rows = manifest(dir);
     assert_eq!(rows.len(), 77, "every shared task is covered");
-    parallel(&rows, |(table, name, file)| {
+    let results = parallel(&rows, |(table, name, file)| {
         let (task, program) = load(file);
         let outcome = analyse(kind, &program, &[cpu]);
         if outcome.verdict == Verdict::False {
@@ -143,17 +144,18 @@ fn on_every_shared_task(
             outcome.verdict,
             outcome.verdict.classify(task.expected),
         )
-    })
+    });
+    let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
+    assert!(wrong.is_empty(), "{kind:?}, {cpu}: wrong answers: {wrong:?}");
+    results
 }
 
 #[test]
 fn predicate_analysis_gives_no_wrong_answer_on_any_shared_task() {
     let Some(dir) = benchmarks() else { return };
     let results = on_every_shared_task(&dir, AnalysisKind::Predicate, "cpu-time=2s");
-    let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
     let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
     eprintln!("predicate, cpu-time=2s: {correct} correct of {}", results.len());
-    assert!(wrong.is_empty(), "wrong answers: {wrong:?}");
     assert!(correct >= 3, "the analysis answers some tasks ({correct})");
 }
 
@@ -161,7 +163,6 @@ fn predicate_analysis_gives_no_wrong_answer_on_any_shared_task() {
 fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     let Some(dir) = benchmarks() else { return };
     let results = on_every_shared_task(&dir, AnalysisKind::Explicit, "cpu-time=1s");
-    let wrong: Vec<_> = results.iter().filter(|r| r.3 == Classification::Wrong).collect();
     let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
     let table2 = results
         .iter()
@@ -171,7 +172,6 @@ fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
         "explicit, cpu-time=1s: {correct} correct of {} ({table2} in Table II)",
         results.len()
     );
-    assert!(wrong.is_empty(), "wrong answers: {wrong:?}");
     assert!(correct >= 20, "the analysis answers a fair share ({correct})");
 }
 

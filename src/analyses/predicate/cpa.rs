@@ -132,13 +132,10 @@ impl PredicateCpa<'_> {
                 minterms: true,
             };
         }
+        // Minterms over `open` plus the same fixed literals are minterms over all predicates.
         let mut abs = boolean_abstraction(pf, &open, self.program, &self.config, self.abstraction_limit);
-        if !fixed.is_empty() && !abs.is_bottom() {
-            for cube in &mut abs.cubes {
-                cube.extend(fixed.iter().cloned());
-            }
-            // Minterms over `open` plus the same fixed literals are minterms over all.
-            abs.minterms = abs.minterms || abs.cubes.len() == 1 && open.is_empty();
+        for cube in &mut abs.cubes {
+            cube.extend(fixed.iter().cloned());
         }
         abs
     }
