@@ -99,6 +99,8 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkDir {
     /// A fresh temporary directory, deleted when the report (and every clone of it) is dropped.
+    /// It is also the tool's `TMPDIR` (as in BenchExec), so temporary files the tool makes
+    /// (a Baton run inside a Baton run makes its own temporary directory) go with it.
     Fresh,
     /// A fresh temporary directory that is kept after the run (its path is in the report).
     FreshKept,
@@ -572,6 +574,8 @@ struct SpawnSpec<'a> {
     env: &'a [(OsString, OsString)],
     dir: &'a Path,
     stdin: Option<&'a Path>,
+    /// `TMPDIR` for the tool, under the caller's environment (which may override it).
+    tmpdir: Option<&'a Path>,
     /// Soft and hard `RLIMIT_CPU` in seconds.
     cpu_rlimit: Option<(u64, u64)>,
 }
@@ -590,10 +594,11 @@ impl SpawnSpec<'_> {
             None => Stdio::null(),
         };
         let mut command = Command::new(self.program);
+        command.arg0(self.arg0).args(self.args).current_dir(self.dir);
+        if let Some(tmpdir) = self.tmpdir {
+            command.env("TMPDIR", tmpdir);
+        }
         command
-            .arg0(self.arg0)
-            .args(self.args)
-            .current_dir(self.dir)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(stdin)
             .stdout(Stdio::piped())
@@ -689,6 +694,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         env: &cmd.env,
         dir: &dir,
         stdin: stdin_path.as_deref(),
+        tmpdir: prepared.temp.as_ref().map(PrivateTempDir::path),
         cpu_rlimit,
     };
 
