@@ -135,7 +135,7 @@ mod tests {
         .unwrap();
         assert_eq!(capture.finish(Duration::from_secs(10)), 0);
         assert_eq!(std::fs::read(&path).unwrap(), b"hello\n");
-        assert_eq!(excerpt(&path, 2, 2).unwrap(), "hello\n");
+        assert_eq!(excerpt(&path, 3, 3).unwrap(), "hello\n");
         std::fs::write(&path, "0123456789").unwrap();
         assert_eq!(excerpt(&path, 2, 3).unwrap(), "01\n[… 5 bytes not shown …]\n789");
     }
