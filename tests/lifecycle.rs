@@ -32,9 +32,10 @@ fn task(dir: &Path, name: &str, program: &str) -> PathBuf {
     yml
 }
 
-fn start(args: &[&str], cwd: &Path) -> Child {
+fn start(args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_baton"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(File::create(cwd.join("baton.stdout")).unwrap())
@@ -167,18 +168,26 @@ fn cgroups_possible() -> bool {
     v1 || std::fs::metadata("/sys/fs/cgroup/cgroup.controllers").is_ok_and(|m| !m.permissions().readonly())
 }
 
-/// Starts Baton, waits until the endless `baton verify` runs, sends `signal`, and checks that
+/// Whether the endless `baton verify` runs among `tree`.
+fn endless_verify_runs(tree: &[Proc]) -> bool {
+    tree.iter()
+        .any(|p| p.cmdline.contains(" verify ") && p.cmdline.contains("endless.c"))
+}
+
+/// Starts Baton, waits until `ready` holds of its process tree, sends `signal`, and checks that
 /// Baton ends with 128 + signal (or is killed by SIGKILL) and that nothing of it is left.
 /// Returns Baton's stderr.
-fn stop_and_check(args: &[&str], dir: &Path, signal: i32, cgroups: bool) -> String {
-    let mut child = start(args, dir);
+fn stop_and_check(
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &Path)],
+    signal: i32,
+    cgroups: bool,
+    ready: impl Fn(&[Proc]) -> bool,
+) -> String {
+    let mut child = start(args, dir, env);
     let baton = child.id() as i32;
-    let mut seen = Vec::new();
-    poll("a baton verify child on endless.c", || {
-        seen = descendants(baton);
-        seen.iter()
-            .any(|p| p.cmdline.contains(" verify ") && p.cmdline.contains("endless.c"))
-    });
+    poll("the long-running child", || ready(&descendants(baton)));
     // Give the analysis a moment to be under way, then take the whole tree.
     std::thread::sleep(Duration::from_millis(300));
     let tree = descendants(baton);
@@ -239,11 +248,62 @@ fn run_stopped_by_any_signal_leaves_nothing() {
         let d = dir.path();
         std::fs::write(d.join("flow.yaml"), FLOW).unwrap();
         std::fs::write(d.join("endless.c"), ENDLESS).unwrap();
-        let stderr = stop_and_check(&["run", "flow.yaml", "endless.c"], d, signal, cgroups);
+        let stderr = stop_and_check(
+            &["run", "flow.yaml", "endless.c"],
+            d,
+            &[],
+            signal,
+            cgroups,
+            endless_verify_runs,
+        );
         assert!(!stderr.contains("panicked"), "{stderr}");
         if signal != libc::SIGKILL {
             assert!(stderr.contains("baton: stopped by SIG"), "{stderr}");
         }
+    }
+}
+
+/// A stand-in for CBMC's executables: a shell that starts a sleeping child and waits.
+const SLEEPING_TOOL: &str = "#!/bin/sh\nsleep 1000 &\necho \"$$ $!\" >> \"$BATON_TEST_PIDS\"\nwait\n";
+
+#[test]
+fn external_tool_and_its_children_die_with_run() {
+    let cgroups = cgroup_check();
+    for signal in SIGNALS {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("bin")).unwrap();
+        for name in ["goto-cc", "goto-instrument", "cbmc"] {
+            let path = d.join("bin").join(name);
+            std::fs::write(&path, SLEEPING_TOOL).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::write(
+            d.join("flow.yaml"),
+            "flow: sleeping\nstages:\n  - name: cbmc\n    tool: cbmc\n    budget: { cpu_time: 300s }\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("safe.c"), SAFE).unwrap();
+        let pids = d.join("pids");
+        let stderr = stop_and_check(
+            &["run", "flow.yaml", "safe.c"],
+            d,
+            &[("BATON_TOOLS_DIR", d), ("BATON_TEST_PIDS", &pids)],
+            signal,
+            cgroups,
+            |tree| {
+                // The shell and its sleeping child (a grandchild of Baton) both run.
+                let Ok(text) = std::fs::read_to_string(&pids) else {
+                    return false;
+                };
+                let Some((shell, sleep)) = text.split_once(' ') else {
+                    return false;
+                };
+                let listed = |pid: &str| tree.iter().any(|p| Ok(p.pid) == pid.trim().parse());
+                listed(shell) && listed(sleep)
+            },
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
 
@@ -270,7 +330,7 @@ fn bench_stopped_by_any_signal_records_finished_runs_only() {
             "--output-dir",
             "out",
         ];
-        let stderr = stop_and_check(&args, d, signal, cgroups);
+        let stderr = stop_and_check(&args, d, &[], signal, cgroups, endless_verify_runs);
         assert!(!stderr.contains("panicked"), "{stderr}");
         let jsonl = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
         assert!(jsonl.contains("safe.yml"), "{jsonl}");
