@@ -263,8 +263,9 @@ fn run_stopped_by_any_signal_leaves_nothing() {
     }
 }
 
-/// A stand-in for CBMC's executables: a shell that starts a sleeping child and waits.
-const SLEEPING_TOOL: &str = "#!/bin/sh\nsleep 1000 &\necho \"$$ $!\" >> \"$BATON_TEST_PIDS\"\nwait\n";
+/// A stand-in for CBMC's executables: a shell that starts a sleeping child and waits; on
+/// SIGTERM it notes that it got it.
+const SLEEPING_TOOL: &str = "#!/bin/sh\ntrap 'echo term > \"$BATON_TEST_PIDS.term\"; exit 143' TERM\nsleep 1000 &\necho \"$$ $!\" >> \"$BATON_TEST_PIDS\"\nwait\n";
 
 #[test]
 fn external_tool_and_its_children_die_with_run() {
@@ -304,6 +305,10 @@ fn external_tool_and_its_children_die_with_run() {
             },
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
+        if signal != libc::SIGKILL {
+            // Stopped the gentle way first: the tool could end by itself.
+            assert!(d.join("pids.term").exists(), "the tool got no SIGTERM");
+        }
     }
 }
 
@@ -338,6 +343,55 @@ fn bench_stopped_by_any_signal_records_finished_runs_only() {
             !jsonl.contains("endless.yml"),
             "an interrupted run was recorded: {jsonl}"
         );
+    }
+}
+
+/// This process's cgroup directory in the v1 `cpuacct` hierarchy, if mounted at the usual place.
+fn own_cpuacct_cgroup() -> Option<PathBuf> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = text.lines().find_map(|l| {
+        let mut parts = l.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == "cpuacct")
+            .then(|| path.to_string())
+    })?;
+    let dir = Path::new("/sys/fs/cgroup/cpuacct").join(path.trim_start_matches('/'));
+    dir.is_dir().then_some(dir)
+}
+
+#[test]
+fn leftovers_of_a_dead_baton_are_removed_at_the_next_start() {
+    // A pid that is certainly not running any more.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dead = gone.id();
+    let temp = std::env::temp_dir().join(format!("baton-run-{dead}-leftover"));
+    std::fs::create_dir_all(temp.join("inside")).unwrap();
+    let cgroup = own_cpuacct_cgroup()
+        .filter(|_| cgroups_possible())
+        .map(|parent| parent.join(format!("baton-{dead}-0-0000abcd")))
+        .filter(|dir| std::fs::create_dir(dir).is_ok());
+    if cgroup.is_none() {
+        println!("no cgroup v1 cpuacct hierarchy to write to: only the temporary directory is checked");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Any `run` sets Baton up (and removes leftovers) before it reads its flow.
+    let out = Command::new(env!("CARGO_BIN_EXE_baton"))
+        .args(["run", "missing.yaml", "missing.c"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!temp.exists(), "{} left", temp.display());
+    if let Some(cgroup) = cgroup {
+        assert!(!cgroup.exists(), "{} left", cgroup.display());
     }
 }
 

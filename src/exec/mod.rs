@@ -606,11 +606,23 @@ impl SpawnSpec<'_> {
             .process_group(0);
         let cpu_rlimit = self.cpu_rlimit;
         let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+        // SAFETY: an all-zero sigset_t is a valid value to hand to sigemptyset, which makes it
+        // the empty set.
+        let mut no_signals: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `no_signals` is a valid, exclusively borrowed sigset_t.
+        unsafe { libc::sigemptyset(&mut no_signals) };
         // SAFETY: the closure runs in the child between fork and exec; it only makes the
-        // async-signal-safe system calls prctl(2), getppid(2), write(2) and setrlimit(2) on
-        // values prepared before forking, and allocates nothing.
+        // async-signal-safe system calls sigprocmask(2), signal(2), prctl(2), getppid(2),
+        // write(2) and setrlimit(2) on values prepared before forking, and allocates nothing.
         unsafe {
             command.pre_exec(move || {
+                // The tool starts with no signal blocked (Baton blocks the ones it waits for
+                // in a thread, see `lifecycle`) and SIGPIPE at its default (Rust ignores it),
+                // so SIGTERM ends it and a closed pipe ends it as it would from a shell.
+                if libc::sigprocmask(libc::SIG_SETMASK, &no_signals, std::ptr::null_mut()) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                     return Err(io::Error::last_os_error());
                 }
