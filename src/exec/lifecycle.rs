@@ -26,11 +26,12 @@ use super::cgroup;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, BufRead, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -134,10 +135,16 @@ impl Resource {
     }
 }
 
-/// What is registered now, and the pipe to the reaper.
+/// What is registered now, and the reaper.
 struct Registry {
     live: Vec<Resource>,
-    reaper: Option<ChildStdin>,
+    reaper: Option<Reaper>,
+}
+
+/// The reaper process and the pipe Baton tells it about resources through.
+struct Reaper {
+    pipe: ChildStdin,
+    process: Child,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -151,8 +158,11 @@ fn registry() -> MutexGuard<'static, Registry> {
 
 impl Registry {
     fn tell_reaper(&mut self, resource: &Resource, add: bool) {
-        if let Some(pipe) = &mut self.reaper {
-            if pipe.write_all(&resource.line(add)).is_err() {
+        if let Some(reaper) = &mut self.reaper {
+            if reaper.pipe.write_all(&resource.line(add)).is_err() {
+                // A reaper that misses a line could kill what is no longer Baton's: it is
+                // ended (without acting: SIGKILL) and Baton goes on without one.
+                let _ = reaper.process.kill();
                 self.reaper = None;
             }
         }
@@ -266,8 +276,18 @@ pub fn install(reaper_exe: Option<&Path>) -> io::Result<()> {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()?;
+        let Some(pipe) = child.stdin.take() else {
+            return Ok(());
+        };
+        // A reaper that stops reading must not block Baton: a full pipe ends it (see
+        // `tell_reaper`).
+        // SAFETY: F_GETFL/F_SETFL on a file descriptor this process owns.
+        unsafe {
+            let flags = libc::fcntl(pipe.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(pipe.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
         let mut reg = registry();
-        reg.reaper = child.stdin.take();
+        reg.reaper = Some(Reaper { pipe, process: child });
         let live = reg.live.clone();
         for r in &live {
             reg.tell_reaper(r, true);
