@@ -15,5 +15,6 @@ pub mod frontend;
 pub mod pipeline;
 pub mod reducer;
 pub mod task;
+pub mod units;
 pub mod verdict;
 pub mod xml;

@@ -15,7 +15,8 @@
 //!     input: reduce
 //! ```
 
-use crate::cpa::monitor::{parse_duration, parse_memory, GiveUp};
+use crate::cpa::monitor::GiveUp;
+use crate::units::{parse_duration, parse_size};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -178,10 +179,11 @@ impl Flow {
                 |v: &Option<serde_norway::Value>, what: &str| -> Result<Option<Duration>, FlowError> {
                     v.as_ref()
                         .map(|v| {
-                            scalar(v).and_then(|s| parse_duration(&s)).ok_or_else(|| {
+                            let s = scalar(v).unwrap_or_default();
+                            parse_duration(&s).map_err(|e| {
                                 err(
                                     line_of(text, what, line).unwrap_or(line),
-                                    format!("invalid {what}: expected a duration like 60s"),
+                                    format!("invalid {what} `{s}`: {}", e.reason),
                                 )
                             })
                         })
@@ -191,10 +193,11 @@ impl Flow {
                 .memory
                 .as_ref()
                 .map(|v| {
-                    scalar(v).and_then(|s| parse_memory(&s)).ok_or_else(|| {
+                    let s = scalar(v).unwrap_or_default();
+                    parse_size(&s).map_err(|e| {
                         err(
                             line_of(text, "memory", line).unwrap_or(line),
-                            "invalid memory: expected a size like 15GB".into(),
+                            format!("invalid memory `{s}`: {}", e.reason),
                         )
                     })
                 })
