@@ -529,8 +529,28 @@ fn tools() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Stack of the thread a command runs on. Parsing, lowering and every walk over an expression
+/// recurse as deep as a program nests (up to the frontend's nesting limit); the stack is
+/// reserved address space, touched only as deep as the program needs.
+const COMMAND_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let command = std::thread::Builder::new()
+        .name("baton".into())
+        .stack_size(COMMAND_STACK_BYTES)
+        .spawn(move || run_command(cli));
+    match command {
+        // A panic has printed its message; 101 is Rust's exit status for it.
+        Ok(thread) => thread.join().unwrap_or(ExitCode::from(101)),
+        Err(e) => {
+            eprintln!("error: cannot start the command thread: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     report(match cli.command {
         Command::Cfa {
             program,

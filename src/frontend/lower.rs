@@ -13,6 +13,7 @@
 //! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
+use super::nesting::{too_deep_brackets, MAX_NESTING};
 use super::types::{character_constant, integer_constant, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -161,11 +162,22 @@ struct Lowerer<'a> {
     fs: Option<FnState>,
     /// Byte offset of the construct being lowered (for edge positions and errors).
     pos: usize,
+    /// Statements and expressions being lowered, one inside the other (bounded by
+    /// [`MAX_NESTING`]).
+    depth: usize,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
 pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
+    if let Some(offset) = too_deep_brackets(preprocessed) {
+        let p = lines.pos(offset);
+        return Err(FrontendError::Unsupported {
+            file: lines.file_name(p.file).to_string(),
+            line: p.line,
+            construct: format!("nesting deeper than {MAX_NESTING}"),
+        });
+    }
     let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
         let p = lines.pos(e.offset);
         let mut expected: Vec<&str> = e.expected.iter().copied().collect();
@@ -196,6 +208,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         extern_only: HashSet::new(),
         fs: None,
         pos: 0,
+        depth: 0,
     };
     // Pass 1: declarations and function signatures, in order.
     let mut bodies = Vec::new();
@@ -977,7 +990,23 @@ impl<'a> Lowerer<'a> {
         r
     }
 
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] the program is rejected, so
+    /// neither lowering nor later walks over its expressions can exhaust the stack.
+    fn nested<T>(&mut self, offset: usize, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.unsupported(offset, format!("nesting deeper than {MAX_NESTING}")));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn stmt(&mut self, s: &Node<Statement>) -> Result<()> {
+        self.nested(s.span.start, |l| l.stmt_node(s))
+    }
+
+    fn stmt_node(&mut self, s: &Node<Statement>) -> Result<()> {
         self.pos = s.span.start;
         match &s.node {
             Statement::Labeled(ls) => {
@@ -1215,6 +1244,10 @@ impl<'a> Lowerer<'a> {
     /// Branches to `t` if `e` is nonzero, else to `f`, with short-circuit structure.
     /// Afterwards nothing is current.
     fn cond(&mut self, e: &Node<Expression>, t: LocId, f: LocId) -> Result<()> {
+        self.nested(e.span.start, |l| l.cond_node(e, t, f))
+    }
+
+    fn cond_node(&mut self, e: &Node<Expression>, t: LocId, f: LocId) -> Result<()> {
         match &e.node {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::LogicalAnd => {
                 let mid = self.new_loc()?;
@@ -1333,6 +1366,10 @@ impl<'a> Lowerer<'a> {
     /// Lowers an expression; `used` says whether its value is needed (statement context
     /// avoids temporaries). `None` for void expressions.
     fn expr(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
+        self.nested(e.span.start, |l| l.expr_node(e, used))
+    }
+
+    fn expr_node(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
         let at = e.span.start;
         let int = |e: Expr| Ok(Some(Val { e, ptr: false }));
         match &e.node {

@@ -15,6 +15,7 @@
 
 mod lines;
 mod lower;
+mod nesting;
 mod types;
 
 use crate::cfa::types::DataModel;
