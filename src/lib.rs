@@ -12,6 +12,7 @@ pub mod condition;
 pub mod cpa;
 pub mod exec;
 pub mod frontend;
+pub mod input_file;
 pub mod pipeline;
 pub mod reducer;
 pub mod task;

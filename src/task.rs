@@ -3,6 +3,7 @@
 //! given as a bare C file.
 
 use crate::cfa::types::DataModel;
+use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -83,7 +84,7 @@ impl Task {
             });
         }
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| TaskError::Io {
+        let text = read_text(path, MAX_DEFINITION_BYTES).map_err(|source| TaskError::Io {
             file: file.clone(),
             source,
         })?;
@@ -94,6 +95,13 @@ impl Task {
     /// resolved against its folder).
     pub fn parse(text: &str, path: &Path) -> Result<Task, TaskError> {
         let file = path.display().to_string();
+        if let Some(line) = yaml_too_deep(text) {
+            return Err(TaskError::Malformed {
+                file,
+                line,
+                message: format!("YAML nested deeper than {MAX_YAML_DEPTH} levels"),
+            });
+        }
         let parsed: TaskFile = serde_norway::from_str(text).map_err(|e| TaskError::Malformed {
             file: file.clone(),
             line: e.location().map(|l| l.line()).unwrap_or(1),

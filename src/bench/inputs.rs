@@ -336,7 +336,7 @@ fn tasks_of(
 /// `<tasks>`) and `<tasks>` (`<include>`, `<exclude>`, `<includesfile>`, `<excludesfile>`,
 /// `<propertyfile>`). Paths are relative to the definition's folder. Errors carry `file:line`.
 pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::input_file::read_text(path, crate::input_file::MAX_DEFINITION_BYTES)
         .map_err(|e| BenchError::io(path, "cannot read benchmark definition", e))?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "benchmark")?;

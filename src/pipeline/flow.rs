@@ -16,6 +16,7 @@
 //! ```
 
 use crate::cpa::monitor::GiveUp;
+use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
 use crate::units::{parse_duration, parse_size};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -155,7 +156,7 @@ impl Flow {
     /// Reads and validates a flow file. `known_tools` are the adapter names besides the native
     /// analyses.
     pub fn load(path: &Path, known_tools: &[String]) -> Result<Flow, FlowError> {
-        let text = std::fs::read_to_string(path).map_err(|e| FlowError {
+        let text = read_text(path, MAX_DEFINITION_BYTES).map_err(|e| FlowError {
             file: path.display().to_string(),
             line: 0,
             message: format!("cannot read: {e}"),
@@ -170,6 +171,12 @@ impl Flow {
             line,
             message,
         };
+        if let Some(line) = yaml_too_deep(text) {
+            return Err(err(
+                line,
+                format!("YAML nested deeper than {MAX_YAML_DEPTH} levels"),
+            ));
+        }
         let parsed: FlowFile = serde_norway::from_str(text)
             .map_err(|e| err(e.location().map(|l| l.line()).unwrap_or(1), e.to_string()))?;
         let flow_line = line_of(text, "flow:", 1).unwrap_or(1);
