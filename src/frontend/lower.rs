@@ -143,6 +143,8 @@ struct FnState {
     switches: Vec<SwitchCtx>,
     name_counts: HashMap<String, u32>,
     temps: u32,
+    /// Index in `scopes` of the parameters (the body's outermost block shares their scope).
+    param_scope: usize,
 }
 
 struct Lowerer<'a> {
@@ -162,6 +164,8 @@ struct Lowerer<'a> {
     fs: Option<FnState>,
     /// Byte offset of the construct being lowered (for edge positions and errors).
     pos: usize,
+    /// Globals defined with an initializer (a second initializer is a redefinition).
+    initialized: HashSet<VarId>,
     /// Statements and expressions being lowered, one inside the other (bounded by
     /// [`MAX_NESTING`]).
     depth: usize,
@@ -208,6 +212,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         extern_only: HashSet::new(),
         fs: None,
         pos: 0,
+        initialized: HashSet::new(),
         depth: 0,
     };
     // Pass 1: declarations and function signatures, in order.
@@ -381,6 +386,15 @@ impl<'a> Lowerer<'a> {
 
     fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Whether `name` is already declared in the innermost block scope (for a function's
+    /// outermost block, that includes its parameters, C11 6.2.1:4).
+    fn declared_in_this_scope(&mut self, name: &str) -> Result<bool> {
+        let innermost = self.scopes.len() - 1;
+        let param_scope = self.fs()?.param_scope;
+        let in_scope = |i: usize| self.scopes.get(i).is_some_and(|s| s.contains_key(name));
+        Ok(in_scope(innermost) || (innermost == param_scope + 1 && in_scope(param_scope)))
     }
 
     fn bind(&mut self, name: &str, sym: Sym) {
@@ -687,6 +701,9 @@ impl<'a> Lowerer<'a> {
         };
         let id = match self.globals.get(unique) {
             Some(&id) => {
+                if initial.is_some() && !self.initialized.insert(id) {
+                    return Err(self.malformed(offset, format!("redefinition of `{source}`")));
+                }
                 if let Some(v) = initial {
                     self.variables[id.index()].initial = v;
                 }
@@ -705,6 +722,9 @@ impl<'a> Lowerer<'a> {
                     temporary: false,
                 });
                 self.globals.insert(unique.to_string(), id);
+                if initial.is_some() {
+                    self.initialized.insert(id);
+                }
                 if is_extern && initial.is_none() {
                     self.extern_only.insert(id);
                 }
@@ -813,6 +833,7 @@ impl<'a> Lowerer<'a> {
             switches: Vec::new(),
             name_counts: HashMap::new(),
             temps: 0,
+            param_scope: 0,
         });
         self.pos = fd.span.start;
         if let Some(rt) = return_type {
@@ -831,6 +852,9 @@ impl<'a> Lowerer<'a> {
         let mut params = Vec::new();
         for (pname, pty) in info.params.clone().unwrap_or_default() {
             let pname = pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
+            if self.scopes.last().is_some_and(|s| s.contains_key(&pname)) {
+                return Err(self.malformed(fd.span.start, format!("redefinition of parameter `{pname}`")));
+            }
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {
@@ -844,6 +868,7 @@ impl<'a> Lowerer<'a> {
             self.bind(&pname, Sym::Var(v, pty));
             params.push(v);
         }
+        self.fs()?.param_scope = self.scopes.len() - 1;
         self.functions[id.index()].params = params;
         self.stmt(&fd.node.statement)?;
         // Falling off the end: `main` returns 0 (C99 5.1.2.2.3), others return nothing.
@@ -904,6 +929,11 @@ impl<'a> Lowerer<'a> {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
+            if !matches!(storage, Some(StorageClassSpecifier::Extern))
+                && self.declared_in_this_scope(&name)?
+            {
+                return Err(self.malformed(id.span.start, format!("redefinition of `{name}`")));
+            }
             let Some(t) = self.declare_name(&name, &storage, declared) else {
                 continue;
             };
