@@ -7,7 +7,7 @@
 
 use super::{one_line, FrontendError};
 use crate::cfa::types::DataModel;
-use nix::sys::resource::{setrlimit, Resource};
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::io::Write;
@@ -23,6 +23,13 @@ const CPU_SECONDS: u64 = 20;
 const WALL_TIME: Duration = Duration::from_secs(30);
 /// The largest preprocessed output accepted (also bounds the error output).
 pub(crate) const MAX_OUTPUT_BYTES: u64 = 256 << 20;
+
+/// `(resource, soft, hard)` no higher than the limits of this process.
+fn lowered(resource: Resource, soft: u64, hard: u64) -> (Resource, u64, u64) {
+    let (own_soft, own_hard) = getrlimit(resource).unwrap_or((u64::MAX, u64::MAX));
+    let hard = hard.min(own_hard);
+    (resource, soft.min(own_soft).min(hard), hard)
+}
 
 /// Runs `gcc -E` on `text` (fed through stdin) under the limits above. A leading line marker
 /// makes gcc name the file `name` in its own line markers, so positions map back to the file.
@@ -44,16 +51,22 @@ pub(crate) fn preprocess(name: &str, text: &str, model: DataModel) -> Result<Str
         .stdout(Stdio::null())
         .stderr(stderr)
         .process_group(0);
+    // Limits only ever lower what Baton itself runs under (raising a hard limit is not allowed).
+    let limits = [
+        lowered(Resource::RLIMIT_AS, MEMORY_BYTES, MEMORY_BYTES),
+        lowered(Resource::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1),
+        lowered(Resource::RLIMIT_FSIZE, MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
+    ];
     // SAFETY: the closure runs in the child between fork and exec and only makes the
-    // async-signal-safe system calls prctl(2) and setrlimit(2) on constants.
+    // async-signal-safe system calls prctl(2) and setrlimit(2) on values computed before.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            setrlimit(Resource::RLIMIT_AS, MEMORY_BYTES, MEMORY_BYTES)?;
-            setrlimit(Resource::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1)?;
-            setrlimit(Resource::RLIMIT_FSIZE, MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES)?;
+            for (resource, soft, hard) in limits {
+                setrlimit(resource, soft, hard)?;
+            }
             Ok(())
         });
     }
