@@ -455,6 +455,9 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
     };
     let benchmark = bench::prepare(&request).map_err(Failure::input)?;
     benchmark.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    for rd in &benchmark.run_definitions {
+        check_run_definition(rd)?;
+    }
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -478,7 +481,44 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
             outcome.skipped
         )));
     }
+    let mut results = outcome.results.iter().flat_map(|(_, rs)| rs);
+    if outcome.executed > 0 && results.all(|r| r.status.starts_with("ERROR")) {
+        return Err(Failure::other(format!(
+            "every run ended in ERROR; see the logs in {}",
+            options.output_dir.join("logs").display()
+        )));
+    }
     Ok(())
+}
+
+/// Checks a run definition before any run starts: its arguments, with a task appended as each
+/// run appends it, must be a valid `verify` or `run` command, and a flow it names must load.
+fn check_run_definition(rd: &baton::bench::RunDefinition) -> Result<(), Failure> {
+    let invalid = |message: &str| Failure::input(format!("run definition `{}`: {message}", rd.name));
+    let Some(task) = rd.tasks.first() else {
+        return Ok(());
+    };
+    let mut argv = vec!["baton".to_string()];
+    argv.extend(rd.args.iter().cloned());
+    argv.push(task.display().to_string());
+    if !rd.args.iter().any(|a| a == "--json") {
+        argv.push("--json".into());
+    }
+    let cli = Cli::try_parse_from(&argv).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        invalid(first.strip_prefix("error: ").unwrap_or(first))
+    })?;
+    match cli.command {
+        Command::Verify(_) => Ok(()),
+        Command::Run(a) => baton::pipeline::runner::load_flow(&a.flow)
+            .map(|_| ())
+            .map_err(|e| invalid(&e.to_string())),
+        _ => Err(invalid(&format!(
+            "`{}` cannot be benchmarked (use verify or run)",
+            rd.args.first().map(String::as_str).unwrap_or_default()
+        ))),
+    }
 }
 
 fn table(a: TableArgs) -> Result<(), Failure> {

@@ -64,16 +64,35 @@ struct TaskOptions {
     data_model: Option<String>,
 }
 
+/// Whether a file can be a task: a task definition (`.yml`, `.yaml`) or a C program (`.c`,
+/// preprocessed `.i`).
+pub fn is_task_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yml" | "yaml" | "c" | "i")
+    )
+}
+
 impl Task {
     /// Loads a task from a `.yml`/`.yaml` definition, or makes one from a C file (`.c`, `.i`)
     /// with the given default data model and no expected verdict.
     pub fn load(path: &Path, default_model: DataModel) -> Result<Task, TaskError> {
         let is_yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
+        if !is_task_file(path) {
+            return Err(TaskError::Invalid {
+                file: path.display().to_string(),
+                message: "not a task: expected a task definition (.yml) or a C file (.c, .i)".into(),
+            });
+        }
         if !is_yaml {
             if !path.is_file() {
+                let (kind, what) = match path.exists() {
+                    true => (std::io::ErrorKind::InvalidInput, "not a regular file"),
+                    false => (std::io::ErrorKind::NotFound, "no such file"),
+                };
                 return Err(TaskError::Io {
                     file: path.display().to_string(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                    source: std::io::Error::new(kind, what),
                 });
             }
             return Ok(Task {

@@ -3,6 +3,7 @@
 //! (a subset of BenchExec's XML format).
 
 use super::{parse_memory, parse_time, BenchError, BenchLimits, Benchmark, RunDefinition};
+use crate::task::is_task_file;
 use crate::xml::Element;
 use std::path::{Path, PathBuf};
 
@@ -78,8 +79,15 @@ pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathB
     Ok(tasks)
 }
 
-/// Expands one glob pattern relative to `dir` into the files it matches, sorted.
-fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+/// Expands one glob pattern relative to `dir` into the task files it matches, sorted; other
+/// matched files (not a task definition or C file, see [`is_task_file`]) are skipped with a
+/// warning naming them, at `place` (`FILE:LINE`).
+fn expand_glob(
+    dir: &Path,
+    pattern: &str,
+    place: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, String> {
     let full = if Path::new(pattern).is_absolute() {
         pattern.to_string()
     } else {
@@ -87,11 +95,29 @@ fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     };
     let paths = glob::glob(&full).map_err(|e| format!("invalid pattern `{pattern}`: {e}"))?;
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for entry in paths {
         let p = entry.map_err(|e| format!("pattern `{pattern}`: {e}"))?;
-        if p.is_file() {
-            out.push(p.canonicalize().map_err(|e| format!("{}: {e}", p.display()))?);
+        if !p.is_file() {
+            continue;
         }
+        if is_task_file(&p) {
+            out.push(p.canonicalize().map_err(|e| format!("{}: {e}", p.display()))?);
+        } else {
+            skipped.push(p.display().to_string());
+        }
+    }
+    if out.is_empty() && skipped.is_empty() {
+        warnings.push(format!("{place}: pattern `{pattern}` matches no file"));
+    }
+    if !skipped.is_empty() {
+        let shown: Vec<&str> = skipped.iter().take(3).map(String::as_str).collect();
+        warnings.push(format!(
+            "{place}: pattern `{pattern}` matches {} files that are not tasks (.yml, .c, .i), skipped: {}{}",
+            skipped.len(),
+            shown.join(", "),
+            if skipped.len() > shown.len() { ", …" } else { "" }
+        ));
     }
     out.sort();
     Ok(out)
@@ -108,18 +134,12 @@ pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<Pat
         if pattern.is_empty() {
             continue;
         }
-        let found = expand_glob(dir, pattern).map_err(|message| BenchError::Malformed {
+        let place = format!("{}:{}", path.display(), i + 1);
+        let found = expand_glob(dir, pattern, &place, warnings).map_err(|message| BenchError::Malformed {
             file: path.display().to_string(),
             line: i + 1,
             message,
         })?;
-        if found.is_empty() {
-            warnings.push(format!(
-                "{}:{}: pattern `{pattern}` matches no file",
-                path.display(),
-                i + 1
-            ));
-        }
         push_unique(&mut tasks, found);
     }
     Ok(tasks)
@@ -185,13 +205,20 @@ pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
 /// Checks a run definition name: non-empty, letters, digits, `-`, `_`, `.`, `+` only (it
 /// becomes part of file names).
 fn check_name(name: &str) -> Result<(), String> {
+    check_file_name(name, "run definition name")
+}
+
+/// Checks a name that becomes part of a file name in the output directory: letters, digits,
+/// `- _ . +`, not starting with a dot (so neither `..` nor a hidden file).
+pub(crate) fn check_file_name(name: &str, what: &str) -> Result<(), String> {
     if name.is_empty()
+        || name.starts_with('.')
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c))
     {
         return Err(format!(
-            "invalid run definition name `{name}` (use letters, digits, - _ . +)"
+            "invalid {what} `{name}` (use letters, digits, - _ . +; not starting with a dot)"
         ));
     }
     Ok(())
@@ -286,13 +313,9 @@ fn tasks_of(
         let pattern = child.text.trim();
         match child.name.as_str() {
             "include" | "exclude" => {
-                let found = expand_glob(dir, pattern).map_err(|message| malformed(child.line, message))?;
-                if found.is_empty() {
-                    warnings.push(format!(
-                        "{file}:{}: pattern `{pattern}` matches no file",
-                        child.line
-                    ));
-                }
+                let place = format!("{file}:{}", child.line);
+                let found = expand_glob(dir, pattern, &place, warnings)
+                    .map_err(|message| malformed(child.line, message))?;
                 if child.name == "include" {
                     push_unique(&mut tasks, found);
                 } else {

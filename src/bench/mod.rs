@@ -158,6 +158,7 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
         },
     };
     if let Some(name) = &request.name {
+        inputs::check_file_name(name, "benchmark name").map_err(BenchError::Invalid)?;
         bench.name = name.clone();
     }
     let mut tasks = Vec::new();
