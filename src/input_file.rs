@@ -24,10 +24,11 @@ pub const MAX_XML_DEPTH: usize = 64;
 /// Reads a regular file of at most `max_bytes` as UTF-8 text. The errors are I/O errors that
 /// say what is wrong (`not a regular file`, `larger than 16 MiB`); callers name the file.
 pub fn read_text(path: &Path, max_bytes: u64) -> io::Result<String> {
-    let file = File::open(path)?;
-    if !file.metadata()?.is_file() {
+    // Checked before opening: opening a FIFO blocks until someone writes to it.
+    if !std::fs::metadata(path)?.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
     }
+    let file = File::open(path)?;
     let mut text = String::new();
     file.take(max_bytes + 1).read_to_string(&mut text)?;
     if text.len() as u64 > max_bytes {
