@@ -13,7 +13,8 @@
 //! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
-use super::nesting::{too_deep_brackets, MAX_NESTING};
+use super::nesting::MAX_NESTING;
+use super::parse::parse_bounded;
 use super::types::{character_constant, integer_constant, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -29,7 +30,6 @@ use lang_c::ast::{
     FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement, StorageClassSpecifier, TypeName,
     TypeSpecifier, UnaryOperator,
 };
-use lang_c::driver::{parse_preprocessed, Config};
 use lang_c::span::Node;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -174,28 +174,7 @@ struct Lowerer<'a> {
 /// Parses preprocessed C and lowers it into a finished [`Program`].
 pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
-    if let Some(offset) = too_deep_brackets(preprocessed) {
-        let p = lines.pos(offset);
-        return Err(FrontendError::Unsupported {
-            file: lines.file_name(p.file).to_string(),
-            line: p.line,
-            construct: format!("nesting deeper than {MAX_NESTING}"),
-        });
-    }
-    let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
-        let p = lines.pos(e.offset);
-        let mut expected: Vec<&str> = e.expected.iter().copied().collect();
-        expected.sort_unstable();
-        FrontendError::Malformed {
-            file: lines.file_name(p.file).to_string(),
-            line: p.line,
-            message: one_line(&format!(
-                "syntax error at column {}, expected one of {}",
-                p.column,
-                expected.join(" ")
-            )),
-        }
-    })?;
+    let parse = parse_bounded(preprocessed, &lines)?;
     let mut l = Lowerer {
         model,
         lines: &lines,

@@ -16,6 +16,7 @@
 mod lines;
 mod lower;
 mod nesting;
+mod parse;
 mod preprocess;
 mod types;
 
