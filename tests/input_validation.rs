@@ -57,29 +57,18 @@ fn durations_and_sizes_out_of_range_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "p.c", PROGRAM);
-    for give_up in [
-        "cpu-time=18446744073709551616s",
-        "path-time=18446744073709551616s",
-        "memory=99999999999999999999GB",
+    for (give_up, needle) in [
+        ("cpu-time=18446744073709551616s", "too large"),
+        ("path-time=18446744073709551616s", "too large"),
+        ("memory=99999999999999999999GB", "too large"),
+        ("cpu-time=0s", "must be positive"),
     ] {
         let out = baton(
             &["verify", "p.c", "--analysis", "explicit", "--give-up", give_up],
             d,
         );
-        fails_cleanly(&out, &["too large"]);
+        fails_cleanly(&out, &[needle]);
     }
-    let out = baton(
-        &[
-            "verify",
-            "p.c",
-            "--analysis",
-            "explicit",
-            "--give-up",
-            "cpu-time=0s",
-        ],
-        d,
-    );
-    fails_cleanly(&out, &["must be positive"]);
 
     let flow = "flow: f\nbudget: { cpu_time: 18446744073709551616s }\nstages:\n  - tool: explicit\n";
     write(d, "huge.yaml", flow);
@@ -219,22 +208,30 @@ fn deep_yaml_and_xml_are_rejected_before_parsing() {
     let out = baton(&["verify", "deep.yml", "--analysis", "explicit"], d);
     fails_cleanly(&out, &["deep.yml:", "YAML nested deeper than"]);
 
-    let elements = format!(
-        "<?xml version=\"1.0\"?>\n<graphml>{}{}</graphml>\n",
-        "<a>".repeat(10_000),
-        "</a>".repeat(10_000)
-    );
-    write(d, "deep.graphml", &elements);
-    let out = baton(&["reduce", "p.c", "--condition", "deep.graphml"], d);
-    fails_cleanly(&out, &["deep.graphml:2:", "nested deeper than"]);
-    let bench = format!(
-        "<?xml version=\"1.0\"?>\n<benchmark tool=\"baton\">{}{}</benchmark>\n",
-        "<tasks>".repeat(10_000),
-        "</tasks>".repeat(10_000)
-    );
-    write(d, "deep.xml", &bench);
-    let out = baton(&["bench", "deep.xml", "--output-dir", "out"], d);
-    fails_cleanly(&out, &["deep.xml:2:", "nested deeper than"]);
+    for (file, root, element, args) in [
+        (
+            "deep.graphml",
+            "graphml",
+            "a",
+            vec!["reduce", "p.c", "--condition", "deep.graphml"],
+        ),
+        (
+            "deep.xml",
+            "benchmark",
+            "tasks",
+            vec!["bench", "deep.xml", "--output-dir", "out"],
+        ),
+    ] {
+        let open = format!("<{element}>").repeat(10_000);
+        let close = format!("</{element}>").repeat(10_000);
+        write(
+            d,
+            file,
+            &format!("<?xml version=\"1.0\"?>\n<{root}>{open}{close}</{root}>\n"),
+        );
+        let out = baton(&args, d);
+        fails_cleanly(&out, &[&format!("{file}:2:"), "nested deeper than"]);
+    }
 }
 
 #[test]
@@ -300,34 +297,31 @@ fn bench_checks_run_definitions_and_names_before_running() {
         fails_cleanly(&out, &[needle]);
         assert!(!d.join("out").exists(), "{run}: output written before the check");
     }
-    let out = baton(
-        &[
-            "bench",
-            "--tasks",
-            "p.c",
-            "--run",
-            "a=verify --analysis explicit",
-            "--name",
+    for (name, run, needle) in [
+        (
             "../X",
-            "--output-dir",
-            "out",
-        ],
-        d,
-    );
-    fails_cleanly(&out, &["invalid benchmark name `../X`"]);
-    let out = baton(
-        &[
+            "a=verify --analysis explicit",
+            "invalid benchmark name `../X`",
+        ),
+        (
+            "b",
+            "..=verify --analysis explicit",
+            "invalid run definition name `..`",
+        ),
+    ] {
+        let args = [
             "bench",
             "--tasks",
             "p.c",
             "--run",
-            "..=verify --analysis explicit",
+            run,
+            "--name",
+            name,
             "--output-dir",
             "out",
-        ],
-        d,
-    );
-    fails_cleanly(&out, &["invalid run definition name `..`"]);
+        ];
+        fails_cleanly(&baton(&args, d), &[needle]);
+    }
     assert!(!d.join("out").exists() && !d.join("X.results.a.xml").exists());
 
     // Every run ends in ERROR (the program cannot be lowered): non-zero exit, results kept.

@@ -345,6 +345,11 @@ pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
     data
 }
 
+/// The words of a command line (no quoting needed in the commands used here).
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
 /// Wraps a program body in nesting of one kind, `depth` deep (the frontend's limits).
 fn deep_program(rng: &mut Rng) -> String {
     let depth = *rng.pick(&[100, 3000, 20_000, 60_000]);
@@ -383,36 +388,11 @@ pub fn make_case(seed: u64, conditions: &(String, String)) -> Case {
                 base.into_bytes()
             };
             let args: Vec<String> = match rng.below(6) {
-                0 | 1 => vec![s("cfa"), s("p.c")],
-                2 => vec![
-                    s("exec"),
-                    s("p.c"),
-                    s("--inputs"),
-                    s("3,-1,2147483647,0"),
-                    s("--max-steps"),
-                    s("20000"),
-                ],
-                3 => vec![
-                    s("verify"),
-                    s("p.c"),
-                    s("--analysis"),
-                    s("explicit"),
-                    s("--give-up"),
-                    s("cpu-time=1s"),
-                    s("--give-up"),
-                    s("memory=1GB"),
-                ],
-                4 => vec![
-                    s("verify"),
-                    s("p.c"),
-                    s("--analysis"),
-                    s("predicate"),
-                    s("--give-up"),
-                    s("cpu-time=1s"),
-                    s("--give-up"),
-                    s("memory=1GB"),
-                ],
-                _ => vec![s("reduce"), s("p.c"), s("--condition"), s("/dev/null")],
+                0 | 1 => words("cfa p.c"),
+                2 => words("exec p.c --inputs 3,-1,2147483647,0 --max-steps 20000"),
+                3 => words("verify p.c --analysis explicit --give-up cpu-time=1s --give-up memory=1GB"),
+                4 => words("verify p.c --analysis predicate --give-up cpu-time=1s --give-up memory=1GB"),
+                _ => words("reduce p.c --condition /dev/null"),
             };
             (vec![(s("p.c"), text)], args, s("p.c"))
         }
@@ -420,7 +400,7 @@ pub fn make_case(seed: u64, conditions: &(String, String)) -> Case {
             let text = mutate(&mut rng, FLOW.as_bytes());
             (
                 vec![(s("flow.yaml"), text), seed_file],
-                vec![s("run"), s("flow.yaml"), s("seed.c")],
+                words("run flow.yaml seed.c"),
                 s("flow.yaml"),
             )
         }
@@ -432,50 +412,22 @@ pub fn make_case(seed: u64, conditions: &(String, String)) -> Case {
             };
             let text = mutate(&mut rng, base.as_bytes());
             let args = if rng.chance(50) {
-                vec![
-                    s("reduce"),
-                    s("seed.c"),
-                    s("--condition"),
-                    s(name),
-                    s("-o"),
-                    s("r.c"),
-                ]
+                words(&format!("reduce seed.c --condition {name} -o r.c"))
             } else {
-                vec![
-                    s("verify"),
-                    s("seed.c"),
-                    s("--analysis"),
-                    s("explicit"),
-                    s("--condition-in"),
-                    s(name),
-                    s("--give-up"),
-                    s("cpu-time=1s"),
-                ]
+                words(&format!(
+                    "verify seed.c --analysis explicit --condition-in {name} --give-up cpu-time=1s"
+                ))
             };
             (vec![(s(name), text), seed_file], args, s(name))
         }
         Kind::Task => {
             let text = mutate(&mut rng, TASK.as_bytes());
-            let args = vec![
-                s("verify"),
-                s("t.yml"),
-                s("--analysis"),
-                s("explicit"),
-                s("--give-up"),
-                s("cpu-time=1s"),
-            ];
+            let args = words("verify t.yml --analysis explicit --give-up cpu-time=1s");
             (vec![(s("t.yml"), text), seed_file], args, s("t.yml"))
         }
         Kind::BenchXml => {
             let text = mutate(&mut rng, BENCH.as_bytes());
-            let args = vec![
-                s("bench"),
-                s("b.xml"),
-                s("--jobs"),
-                s("1"),
-                s("--output-dir"),
-                s("out"),
-            ];
+            let args = words("bench b.xml --jobs 1 --output-dir out");
             let task = (s("t.yml"), TASK.as_bytes().to_vec());
             (vec![(s("b.xml"), text), task, seed_file], args, s("b.xml"))
         }
@@ -494,19 +446,9 @@ pub fn seed_conditions(baton: &Path, dir: &Path) -> (String, String) {
     std::fs::write(dir.join("seed.c"), SEED_C).expect("write seed");
     let mut texts = Vec::new();
     for name in ["seed.graphml", "seed.spc"] {
-        let args: Vec<String> = [
-            "verify",
-            "seed.c",
-            "--analysis",
-            "explicit",
-            "--give-up",
-            "reached-states=4",
-            "--condition-out",
-            name,
-        ]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+        let args = words(&format!(
+            "verify seed.c --analysis explicit --give-up reached-states=4 --condition-out {name}"
+        ));
         let out = run_baton(baton, &args, dir, HANG_LIMIT);
         assert_eq!(out.code, Some(0), "seed condition: {}", out.stderr);
         texts.push(std::fs::read_to_string(dir.join(name)).expect("condition written"));
