@@ -38,18 +38,36 @@ fn is_bare_number(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
+/// `text` with fractional parts cut to nanoseconds (9 digits; `humantime` rejects more, and
+/// Baton itself writes durations like `53.890668000000005s`).
+fn without_excess_fraction_digits(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fraction_digits = None;
+    for c in text.chars() {
+        match (c, fraction_digits) {
+            ('.', _) => fraction_digits = Some(0),
+            (d, Some(n)) if d.is_ascii_digit() => {
+                fraction_digits = Some(n + 1);
+                if n >= 9 {
+                    continue;
+                }
+            }
+            (_, Some(_)) => fraction_digits = None,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Parses a time limit: positive and at most [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let err = |reason: &str| unit_error("duration", text, reason);
-    let t = text.trim();
-    let with_unit;
-    let t = if is_bare_number(t) {
-        with_unit = format!("{t}s");
-        with_unit.as_str()
-    } else {
-        t
-    };
-    let d = humantime::parse_duration(t).map_err(|e| match e {
+    let mut t = without_excess_fraction_digits(text.trim());
+    if is_bare_number(&t) {
+        t.push('s');
+    }
+    let d = humantime::parse_duration(&t).map_err(|e| match e {
         humantime::DurationError::NumberOverflow => err("too large"),
         e => unit_error(
             "duration",
@@ -104,6 +122,8 @@ mod tests {
             ("500ms", 0.5),
             ("1h", 3600.0),
             ("2m", 120.0),
+            ("53.890668000000005s", 53.890668),
+            ("0.1234567891234", 0.123456789),
         ] {
             assert_eq!(parse_duration(text).unwrap().as_secs_f64(), secs, "{text}");
         }
