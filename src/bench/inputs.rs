@@ -3,6 +3,7 @@
 //! (a subset of BenchExec's XML format).
 
 use super::{parse_memory, parse_time, BenchError, BenchLimits, Benchmark, RunDefinition};
+use crate::input_file::{read_text, MAX_DEFINITION_BYTES};
 use crate::task::is_task_file;
 use crate::xml::Element;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,8 @@ pub fn push_unique(out: &mut Vec<PathBuf>, items: impl IntoIterator<Item = PathB
 /// Tasks of the shared benchmark manifest (`paper_table,paper_name,task_yml,…`; `task_yml`
 /// relative to the manifest's folder), restricted to a paper table (`II` also selects `II+III`).
 pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathBuf>, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
+    let text =
+        read_text(path, MAX_DEFINITION_BYTES).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
     let file = path.display().to_string();
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
@@ -126,7 +128,8 @@ fn expand_glob(
 /// Tasks of an sv-benchmarks `.set` file: one glob pattern per line relative to the set file,
 /// `#` starts a comment. Patterns that match nothing are reported in `warnings`.
 pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
+    let text =
+        read_text(path, MAX_DEFINITION_BYTES).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -359,7 +362,7 @@ fn tasks_of(
 /// `<tasks>`) and `<tasks>` (`<include>`, `<exclude>`, `<includesfile>`, `<excludesfile>`,
 /// `<propertyfile>`). Paths are relative to the definition's folder. Errors carry `file:line`.
 pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
-    let text = crate::input_file::read_text(path, crate::input_file::MAX_DEFINITION_BYTES)
+    let text = read_text(path, MAX_DEFINITION_BYTES)
         .map_err(|e| BenchError::io(path, "cannot read benchmark definition", e))?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "benchmark")?;
