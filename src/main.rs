@@ -518,6 +518,9 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
     };
     let benchmark = bench::prepare(&request).map_err(Failure::input)?;
     benchmark.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    for rd in &benchmark.run_definitions {
+        check_run_definition(rd)?;
+    }
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -541,7 +544,44 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
             outcome.skipped
         )));
     }
+    let mut results = outcome.results.iter().flat_map(|(_, rs)| rs);
+    if outcome.executed > 0 && results.all(|r| r.status.starts_with("ERROR")) {
+        return Err(Failure::other(format!(
+            "every run ended in ERROR; see the logs in {}",
+            options.output_dir.join("logs").display()
+        )));
+    }
     Ok(())
+}
+
+/// Checks a run definition before any run starts: its arguments, with a task appended as each
+/// run appends it, must be a valid `verify` or `run` command, and a flow it names must load.
+fn check_run_definition(rd: &baton::bench::RunDefinition) -> Result<(), Failure> {
+    let invalid = |message: &str| Failure::input(format!("run definition `{}`: {message}", rd.name));
+    let Some(task) = rd.tasks.first() else {
+        return Ok(());
+    };
+    let mut argv = vec!["baton".to_string()];
+    argv.extend(rd.args.iter().cloned());
+    argv.push(task.display().to_string());
+    if !rd.args.iter().any(|a| a == "--json") {
+        argv.push("--json".into());
+    }
+    let cli = Cli::try_parse_from(&argv).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        invalid(first.strip_prefix("error: ").unwrap_or(first))
+    })?;
+    match cli.command {
+        Command::Verify(_) => Ok(()),
+        Command::Run(a) => baton::pipeline::runner::load_flow(&a.flow)
+            .map(|_| ())
+            .map_err(|e| invalid(&e.to_string())),
+        _ => Err(invalid(&format!(
+            "`{}` cannot be benchmarked (use verify or run)",
+            rd.args.first().map(String::as_str).unwrap_or_default()
+        ))),
+    }
 }
 
 fn table(a: TableArgs) -> Result<(), Failure> {
@@ -592,6 +632,11 @@ fn tools() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Stack of the thread a command runs on. Parsing, lowering and every walk over an expression
+/// recurse as deep as a program nests (up to the frontend's nesting limit); the stack is
+/// reserved address space, touched only as deep as the program needs.
+const COMMAND_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     if std::env::args_os()
         .nth(1)
@@ -609,6 +654,21 @@ fn main() -> ExitCode {
             return report(Err(Failure::other(format!("cannot set up signal handling: {e}"))));
         }
     }
+    let command = std::thread::Builder::new()
+        .name("baton".into())
+        .stack_size(COMMAND_STACK_BYTES)
+        .spawn(move || run_command(cli));
+    match command {
+        // A panic has printed its message; 101 is Rust's exit status for it.
+        Ok(thread) => thread.join().unwrap_or(ExitCode::from(101)),
+        Err(e) => {
+            eprintln!("error: cannot start the command thread: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     report(match cli.command {
         Command::Cfa {
             program,

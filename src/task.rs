@@ -3,6 +3,7 @@
 //! given as a bare C file.
 
 use crate::cfa::types::DataModel;
+use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -63,16 +64,35 @@ struct TaskOptions {
     data_model: Option<String>,
 }
 
+/// Whether a file can be a task: a task definition (`.yml`, `.yaml`) or a C program (`.c`,
+/// preprocessed `.i`).
+pub fn is_task_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yml" | "yaml" | "c" | "i")
+    )
+}
+
 impl Task {
     /// Loads a task from a `.yml`/`.yaml` definition, or makes one from a C file (`.c`, `.i`)
     /// with the given default data model and no expected verdict.
     pub fn load(path: &Path, default_model: DataModel) -> Result<Task, TaskError> {
         let is_yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
+        if !is_task_file(path) {
+            return Err(TaskError::Invalid {
+                file: path.display().to_string(),
+                message: "not a task: expected a task definition (.yml) or a C file (.c, .i)".into(),
+            });
+        }
         if !is_yaml {
             if !path.is_file() {
+                let (kind, what) = match path.exists() {
+                    true => (std::io::ErrorKind::InvalidInput, "not a regular file"),
+                    false => (std::io::ErrorKind::NotFound, "no such file"),
+                };
                 return Err(TaskError::Io {
                     file: path.display().to_string(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                    source: std::io::Error::new(kind, what),
                 });
             }
             return Ok(Task {
@@ -83,7 +103,7 @@ impl Task {
             });
         }
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| TaskError::Io {
+        let text = read_text(path, MAX_DEFINITION_BYTES).map_err(|source| TaskError::Io {
             file: file.clone(),
             source,
         })?;
@@ -94,6 +114,13 @@ impl Task {
     /// resolved against its folder).
     pub fn parse(text: &str, path: &Path) -> Result<Task, TaskError> {
         let file = path.display().to_string();
+        if let Some(line) = yaml_too_deep(text) {
+            return Err(TaskError::Malformed {
+                file,
+                line,
+                message: format!("YAML nested deeper than {MAX_YAML_DEPTH} levels"),
+            });
+        }
         let parsed: TaskFile = serde_norway::from_str(text).map_err(|e| TaskError::Malformed {
             file: file.clone(),
             line: e.location().map(|l| l.line()).unwrap_or(1),

@@ -95,6 +95,12 @@ pub fn parse(text: &str, root_name: &str) -> Result<Element, XmlError> {
         };
         match event {
             Event::Start(e) => {
+                if stack.len() > crate::input_file::MAX_XML_DEPTH {
+                    return Err(err(
+                        line,
+                        format!("elements nested deeper than {}", crate::input_file::MAX_XML_DEPTH),
+                    ));
+                }
                 let el = open(&e)?;
                 stack.push(el);
             }

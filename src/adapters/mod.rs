@@ -145,6 +145,12 @@ impl Tool {
 impl ToolConfig {
     /// Parses a configuration; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ToolConfig, AdapterError> {
+        if let Some(line) = crate::input_file::yaml_too_deep(text) {
+            return Err(AdapterError::Config {
+                origin: origin.to_string(),
+                message: format!("line {line}: YAML nested too deeply"),
+            });
+        }
         let config: ToolConfig = serde_norway::from_str(text).map_err(|e| AdapterError::Config {
             origin: origin.to_string(),
             message: e.to_string(),
@@ -160,10 +166,12 @@ impl ToolConfig {
 
     /// Reads and parses a configuration file.
     pub fn load(path: &Path) -> Result<ToolConfig, AdapterError> {
-        let text = std::fs::read_to_string(path).map_err(|source| AdapterError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::input_file::read_text(path, crate::input_file::MAX_DEFINITION_BYTES).map_err(
+            |source| AdapterError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
         Self::parse(&text, &path.display().to_string())
     }
 

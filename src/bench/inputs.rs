@@ -3,6 +3,8 @@
 //! (a subset of BenchExec's XML format).
 
 use super::{parse_memory, parse_time, BenchError, BenchLimits, Benchmark, RunDefinition};
+use crate::input_file::{read_text, MAX_DEFINITION_BYTES};
+use crate::task::is_task_file;
 use crate::xml::Element;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +26,8 @@ pub fn push_unique(out: &mut Vec<PathBuf>, items: impl IntoIterator<Item = PathB
 /// Tasks of the shared benchmark manifest (`paper_table,paper_name,task_yml,…`; `task_yml`
 /// relative to the manifest's folder), restricted to a paper table (`II` also selects `II+III`).
 pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathBuf>, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
+    let text =
+        read_text(path, MAX_DEFINITION_BYTES).map_err(|e| BenchError::io(path, "cannot read manifest", e))?;
     let file = path.display().to_string();
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
@@ -78,8 +81,15 @@ pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathB
     Ok(tasks)
 }
 
-/// Expands one glob pattern relative to `dir` into the files it matches, sorted.
-fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+/// Expands one glob pattern relative to `dir` into the task files it matches, sorted; other
+/// matched files (not a task definition or C file, see [`is_task_file`]) are skipped with a
+/// warning naming them, at `place` (`FILE:LINE`).
+fn expand_glob(
+    dir: &Path,
+    pattern: &str,
+    place: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, String> {
     let full = if Path::new(pattern).is_absolute() {
         pattern.to_string()
     } else {
@@ -87,11 +97,29 @@ fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     };
     let paths = glob::glob(&full).map_err(|e| format!("invalid pattern `{pattern}`: {e}"))?;
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for entry in paths {
         let p = entry.map_err(|e| format!("pattern `{pattern}`: {e}"))?;
-        if p.is_file() {
-            out.push(p.canonicalize().map_err(|e| format!("{}: {e}", p.display()))?);
+        if !p.is_file() {
+            continue;
         }
+        if is_task_file(&p) {
+            out.push(p.canonicalize().map_err(|e| format!("{}: {e}", p.display()))?);
+        } else {
+            skipped.push(p.display().to_string());
+        }
+    }
+    if out.is_empty() && skipped.is_empty() {
+        warnings.push(format!("{place}: pattern `{pattern}` matches no file"));
+    }
+    if !skipped.is_empty() {
+        let shown: Vec<&str> = skipped.iter().take(3).map(String::as_str).collect();
+        warnings.push(format!(
+            "{place}: pattern `{pattern}` matches {} files that are not tasks (.yml, .c, .i), skipped: {}{}",
+            skipped.len(),
+            shown.join(", "),
+            if skipped.len() > shown.len() { ", …" } else { "" }
+        ));
     }
     out.sort();
     Ok(out)
@@ -100,7 +128,8 @@ fn expand_glob(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
 /// Tasks of an sv-benchmarks `.set` file: one glob pattern per line relative to the set file,
 /// `#` starts a comment. Patterns that match nothing are reported in `warnings`.
 pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
+    let text =
+        read_text(path, MAX_DEFINITION_BYTES).map_err(|e| BenchError::io(path, "cannot read set file", e))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -108,18 +137,12 @@ pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<Pat
         if pattern.is_empty() {
             continue;
         }
-        let found = expand_glob(dir, pattern).map_err(|message| BenchError::Malformed {
+        let place = format!("{}:{}", path.display(), i + 1);
+        let found = expand_glob(dir, pattern, &place, warnings).map_err(|message| BenchError::Malformed {
             file: path.display().to_string(),
             line: i + 1,
             message,
         })?;
-        if found.is_empty() {
-            warnings.push(format!(
-                "{}:{}: pattern `{pattern}` matches no file",
-                path.display(),
-                i + 1
-            ));
-        }
         push_unique(&mut tasks, found);
     }
     Ok(tasks)
@@ -185,13 +208,20 @@ pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
 /// Checks a run definition name: non-empty, letters, digits, `-`, `_`, `.`, `+` only (it
 /// becomes part of file names).
 fn check_name(name: &str) -> Result<(), String> {
+    check_file_name(name, "run definition name")
+}
+
+/// Checks a name that becomes part of a file name in the output directory: letters, digits,
+/// `- _ . +`, not starting with a dot (so neither `..` nor a hidden file).
+pub(crate) fn check_file_name(name: &str, what: &str) -> Result<(), String> {
     if name.is_empty()
+        || name.starts_with('.')
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c))
     {
         return Err(format!(
-            "invalid run definition name `{name}` (use letters, digits, - _ . +)"
+            "invalid {what} `{name}` (use letters, digits, - _ . +; not starting with a dot)"
         ));
     }
     Ok(())
@@ -286,13 +316,9 @@ fn tasks_of(
         let pattern = child.text.trim();
         match child.name.as_str() {
             "include" | "exclude" => {
-                let found = expand_glob(dir, pattern).map_err(|message| malformed(child.line, message))?;
-                if found.is_empty() {
-                    warnings.push(format!(
-                        "{file}:{}: pattern `{pattern}` matches no file",
-                        child.line
-                    ));
-                }
+                let place = format!("{file}:{}", child.line);
+                let found = expand_glob(dir, pattern, &place, warnings)
+                    .map_err(|message| malformed(child.line, message))?;
                 if child.name == "include" {
                     push_unique(&mut tasks, found);
                 } else {
@@ -336,7 +362,7 @@ fn tasks_of(
 /// `<tasks>`) and `<tasks>` (`<include>`, `<exclude>`, `<includesfile>`, `<excludesfile>`,
 /// `<propertyfile>`). Paths are relative to the definition's folder. Errors carry `file:line`.
 pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
-    let text = std::fs::read_to_string(path)
+    let text = read_text(path, MAX_DEFINITION_BYTES)
         .map_err(|e| BenchError::io(path, "cannot read benchmark definition", e))?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "benchmark")?;

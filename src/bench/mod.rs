@@ -164,6 +164,7 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
         },
     };
     if let Some(name) = &request.name {
+        inputs::check_file_name(name, "benchmark name").map_err(BenchError::Invalid)?;
         bench.name = name.clone();
     }
     let mut tasks = Vec::new();
@@ -219,66 +220,14 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
     Ok(bench)
 }
 
-/// Parses a time like `60`, `60s`, `1.5 s`, `2min`, `1h`.
+/// Parses a time limit (see [`crate::units::parse_duration`]).
 pub fn parse_time(text: &str) -> Result<Duration, BenchError> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| BenchError::Invalid(format!("invalid time `{text}` (e.g. 60s, 2min)")))?;
-    let factor = match unit.trim() {
-        "" | "s" | "sec" => 1.0,
-        "min" => 60.0,
-        "h" => 3600.0,
-        "ms" => 0.001,
-        other => {
-            return Err(BenchError::Invalid(format!(
-                "invalid time unit `{other}` in `{text}` (s, min, h, ms)"
-            )))
-        }
-    };
-    match Duration::try_from_secs_f64(value * factor) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(BenchError::Invalid(format!(
-            "invalid time `{text}` (must be positive)"
-        ))),
-    }
+    crate::units::parse_duration(text).map_err(|e| BenchError::Invalid(e.to_string()))
 }
 
-/// Parses a memory size like `4 GB`, `4000MB`, `2GiB`, `1000000` (bytes); SI units as in
-/// BenchExec (1 GB = 10⁹ B).
+/// Parses a memory limit in bytes (see [`crate::units::parse_size`]).
 pub fn parse_memory(text: &str) -> Result<u64, BenchError> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| BenchError::Invalid(format!("invalid memory size `{text}` (e.g. 4 GB)")))?;
-    let factor: f64 = match unit.trim() {
-        "" | "B" => 1.0,
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        other => {
-            return Err(BenchError::Invalid(format!(
-                "invalid memory unit `{other}` in `{text}` (B, kB, MB, GB, KiB, MiB, GiB)"
-            )))
-        }
-    };
-    let bytes = value * factor;
-    if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
-        return Err(BenchError::Invalid(format!("invalid memory size `{text}`")));
-    }
-    Ok(bytes as u64)
+    crate::units::parse_size(text).map_err(|e| BenchError::Invalid(e.to_string()))
 }
 
 #[cfg(test)]
@@ -291,7 +240,7 @@ mod tests {
         assert_eq!(parse_time("2 min").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_time("1.5").unwrap(), Duration::from_millis(1500));
         assert!(parse_time("fast").is_err());
-        assert!(parse_time("3 days").is_err());
+        assert!(parse_time("3 fortnights").is_err());
         assert!(parse_time("0s").is_err());
         assert_eq!(parse_memory("4 GB").unwrap(), 4_000_000_000);
         assert_eq!(parse_memory("2MiB").unwrap(), 2 * 1024 * 1024);

@@ -321,6 +321,8 @@ pub fn read_cpachecker(
     if let Some(h) = &hash {
         if !h.eq_ignore_ascii_case(&program.hash) {
             return Err(ConditionError::WrongProgram {
+                condition: source_name.to_string(),
+                program: program.files.first().cloned().unwrap_or_default(),
                 expected: h.clone(),
                 found: program.hash.clone(),
             });

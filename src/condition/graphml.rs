@@ -205,6 +205,8 @@ pub fn read_graphml(
         Some(h) => {
             if !h.eq_ignore_ascii_case(&program.hash) {
                 return Err(ConditionError::WrongProgram {
+                    condition: source_name.to_string(),
+                    program: program.files.first().cloned().unwrap_or_default(),
                     expected: h,
                     found: program.hash.clone(),
                 });

@@ -80,8 +80,16 @@ pub enum ConditionError {
     LeavesAccepting { index: usize, from: String, to: String },
     #[error("condition is malformed: {0}")]
     Malformed(String),
-    #[error("condition belongs to program sha256 {expected} but the program given has {found}")]
-    WrongProgram { expected: String, found: String },
+    /// The condition was written for another program; names both files.
+    #[error(
+        "{condition}: condition is for the program with sha256 {expected}, but {program} has sha256 {found}"
+    )]
+    WrongProgram {
+        condition: String,
+        program: String,
+        expected: String,
+        found: String,
+    },
     #[error("transition {index} names CFA edge {edge}, but the program has only {count} edges")]
     UnknownEdge {
         index: usize,
@@ -210,6 +218,8 @@ impl ConditionAutomaton {
     pub fn validate(&self, program: &Program) -> Result<(), ConditionError> {
         if self.program_hash != program.hash {
             return Err(ConditionError::WrongProgram {
+                condition: "condition".into(),
+                program: program.files.first().cloned().unwrap_or_default(),
                 expected: self.program_hash.clone(),
                 found: program.hash.clone(),
             });
@@ -678,9 +688,11 @@ pub fn detect_format(text: &str) -> Option<Format> {
 /// Reads a condition from a file in either format, for `program`, and validates it.
 pub fn load(path: &Path, program: &Program) -> Result<ConditionAutomaton, ConditionError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConditionError::File {
-        file: name.clone(),
-        message: e.to_string(),
+    let text = crate::input_file::read_text(path, crate::input_file::MAX_CONDITION_BYTES).map_err(|e| {
+        ConditionError::File {
+            file: name.clone(),
+            message: e.to_string(),
+        }
     })?;
     parse(&text, &name, program)
 }

@@ -136,7 +136,7 @@ fn well_formedness_and_program_checks() {
     let err = b.validate(&program()).unwrap_err().to_string();
     assert!(
         err.starts_with(&format!(
-            "condition belongs to program sha256 {}",
+            "condition: condition is for the program with sha256 {}",
             "ff".repeat(32)
         )),
         "{err}"

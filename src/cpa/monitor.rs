@@ -16,6 +16,7 @@
 use super::control::ControlState;
 use super::Step;
 use crate::cfa::{LocId, Operation, Program};
+use crate::units::{parse_duration, parse_size};
 use std::fmt;
 use std::time::Duration;
 use thiserror::Error;
@@ -46,42 +47,6 @@ pub struct GiveUpParseError {
     pub reason: String,
 }
 
-/// Parses a duration such as `10s`, `500ms`, `2min` (a bare number is seconds).
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(i) => (&s[..i], s[i..].trim()),
-        None => (s, "s"),
-    };
-    let value: f64 = num.parse().ok()?;
-    let secs = match unit {
-        "s" | "" => value,
-        "ms" => value / 1000.0,
-        "min" | "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return None,
-    };
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
-}
-
-/// Parses a memory size such as `500MB`, `2GB`, `1024` (bytes).
-pub fn parse_memory(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let i = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let value: u64 = s[..i].parse().ok()?;
-    let factor: u64 = match s[i..].trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "KB" | "K" => 1000,
-        "KIB" => 1 << 10,
-        "MB" | "M" => 1_000_000,
-        "MIB" => 1 << 20,
-        "GB" | "G" => 1_000_000_000,
-        "GIB" => 1 << 30,
-        _ => return None,
-    };
-    value.checked_mul(factor)
-}
-
 impl std::str::FromStr for GiveUp {
     type Err = GiveUpParseError;
 
@@ -98,11 +63,11 @@ impl std::str::FromStr for GiveUp {
                 .parse::<u64>()
                 .map_err(|_| err("expected a whole number"))
         };
-        let duration = || parse_duration(value).ok_or_else(|| err("expected a duration like 10s or 500ms"));
+        let duration = || parse_duration(value).map_err(|e| err(&e.reason));
         Ok(match name.trim() {
             "cpu-time" | "time" => GiveUp::CpuTime(duration()?),
             "memory" | "mem" => {
-                GiveUp::Memory(parse_memory(value).ok_or_else(|| err("expected a size like 500MB"))?)
+                GiveUp::Memory(parse_size(value).map_err(|e| err(&e.reason))?)
             }
             "reached-states" | "reached" => GiveUp::ReachedStates(count()?),
             "states-per-location" => GiveUp::StatesPerLocation(count()?),

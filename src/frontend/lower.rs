@@ -13,6 +13,8 @@
 //! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 use super::lines::LineMap;
+use super::nesting::MAX_NESTING;
+use super::parse::parse_bounded;
 use super::types::{character_constant, integer_constant, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -28,7 +30,6 @@ use lang_c::ast::{
     FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement, StorageClassSpecifier, TypeName,
     TypeSpecifier, UnaryOperator,
 };
-use lang_c::driver::{parse_preprocessed, Config};
 use lang_c::span::Node;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -142,6 +143,8 @@ struct FnState {
     switches: Vec<SwitchCtx>,
     name_counts: HashMap<String, u32>,
     temps: u32,
+    /// Index in `scopes` of the parameters (the body's outermost block shares their scope).
+    param_scope: usize,
 }
 
 struct Lowerer<'a> {
@@ -161,25 +164,17 @@ struct Lowerer<'a> {
     fs: Option<FnState>,
     /// Byte offset of the construct being lowered (for edge positions and errors).
     pos: usize,
+    /// Globals defined with an initializer (a second initializer is a redefinition).
+    initialized: HashSet<VarId>,
+    /// Statements and expressions being lowered, one inside the other (bounded by
+    /// [`MAX_NESTING`]).
+    depth: usize,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
 pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
-    let parse = parse_preprocessed(&Config::with_gcc(), preprocessed.to_string()).map_err(|e| {
-        let p = lines.pos(e.offset);
-        let mut expected: Vec<&str> = e.expected.iter().copied().collect();
-        expected.sort_unstable();
-        FrontendError::Malformed {
-            file: lines.file_name(p.file).to_string(),
-            line: p.line,
-            message: one_line(&format!(
-                "syntax error at column {}, expected one of {}",
-                p.column,
-                expected.join(" ")
-            )),
-        }
-    })?;
+    let parse = parse_bounded(preprocessed, &lines)?;
     let mut l = Lowerer {
         model,
         lines: &lines,
@@ -196,6 +191,8 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         extern_only: HashSet::new(),
         fs: None,
         pos: 0,
+        initialized: HashSet::new(),
+        depth: 0,
     };
     // Pass 1: declarations and function signatures, in order.
     let mut bodies = Vec::new();
@@ -368,6 +365,15 @@ impl<'a> Lowerer<'a> {
 
     fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Whether `name` is already declared in the innermost block scope (for a function's
+    /// outermost block, that includes its parameters, C11 6.2.1:4).
+    fn declared_in_this_scope(&mut self, name: &str) -> Result<bool> {
+        let innermost = self.scopes.len() - 1;
+        let param_scope = self.fs()?.param_scope;
+        let in_scope = |i: usize| self.scopes.get(i).is_some_and(|s| s.contains_key(name));
+        Ok(in_scope(innermost) || (innermost == param_scope + 1 && in_scope(param_scope)))
     }
 
     fn bind(&mut self, name: &str, sym: Sym) {
@@ -674,6 +680,9 @@ impl<'a> Lowerer<'a> {
         };
         let id = match self.globals.get(unique) {
             Some(&id) => {
+                if initial.is_some() && !self.initialized.insert(id) {
+                    return Err(self.malformed(offset, format!("redefinition of `{source}`")));
+                }
                 if let Some(v) = initial {
                     self.variables[id.index()].initial = v;
                 }
@@ -692,6 +701,9 @@ impl<'a> Lowerer<'a> {
                     temporary: false,
                 });
                 self.globals.insert(unique.to_string(), id);
+                if initial.is_some() {
+                    self.initialized.insert(id);
+                }
                 if is_extern && initial.is_none() {
                     self.extern_only.insert(id);
                 }
@@ -800,6 +812,7 @@ impl<'a> Lowerer<'a> {
             switches: Vec::new(),
             name_counts: HashMap::new(),
             temps: 0,
+            param_scope: 0,
         });
         self.pos = fd.span.start;
         if let Some(rt) = return_type {
@@ -818,6 +831,9 @@ impl<'a> Lowerer<'a> {
         let mut params = Vec::new();
         for (pname, pty) in info.params.clone().unwrap_or_default() {
             let pname = pname.ok_or_else(|| self.malformed(fd.span.start, "parameter without a name"))?;
+            if self.scopes.last().is_some_and(|s| s.contains_key(&pname)) {
+                return Err(self.malformed(fd.span.start, format!("redefinition of parameter `{pname}`")));
+            }
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {
@@ -831,6 +847,7 @@ impl<'a> Lowerer<'a> {
             self.bind(&pname, Sym::Var(v, pty));
             params.push(v);
         }
+        self.fs()?.param_scope = self.scopes.len() - 1;
         self.functions[id.index()].params = params;
         self.stmt(&fd.node.statement)?;
         // Falling off the end: `main` returns 0 (C99 5.1.2.2.3), others return nothing.
@@ -891,6 +908,11 @@ impl<'a> Lowerer<'a> {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
+            if !matches!(storage, Some(StorageClassSpecifier::Extern))
+                && self.declared_in_this_scope(&name)?
+            {
+                return Err(self.malformed(id.span.start, format!("redefinition of `{name}`")));
+            }
             let Some(t) = self.declare_name(&name, &storage, declared) else {
                 continue;
             };
@@ -977,7 +999,23 @@ impl<'a> Lowerer<'a> {
         r
     }
 
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] the program is rejected, so
+    /// neither lowering nor later walks over its expressions can exhaust the stack.
+    fn nested<T>(&mut self, offset: usize, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.unsupported(offset, format!("nesting deeper than {MAX_NESTING}")));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn stmt(&mut self, s: &Node<Statement>) -> Result<()> {
+        self.nested(s.span.start, |l| l.stmt_node(s))
+    }
+
+    fn stmt_node(&mut self, s: &Node<Statement>) -> Result<()> {
         self.pos = s.span.start;
         match &s.node {
             Statement::Labeled(ls) => {
@@ -1215,6 +1253,10 @@ impl<'a> Lowerer<'a> {
     /// Branches to `t` if `e` is nonzero, else to `f`, with short-circuit structure.
     /// Afterwards nothing is current.
     fn cond(&mut self, e: &Node<Expression>, t: LocId, f: LocId) -> Result<()> {
+        self.nested(e.span.start, |l| l.cond_node(e, t, f))
+    }
+
+    fn cond_node(&mut self, e: &Node<Expression>, t: LocId, f: LocId) -> Result<()> {
         match &e.node {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::LogicalAnd => {
                 let mid = self.new_loc()?;
@@ -1333,6 +1375,10 @@ impl<'a> Lowerer<'a> {
     /// Lowers an expression; `used` says whether its value is needed (statement context
     /// avoids temporaries). `None` for void expressions.
     fn expr(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
+        self.nested(e.span.start, |l| l.expr_node(e, used))
+    }
+
+    fn expr_node(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
         let at = e.span.start;
         let int = |e: Expr| Ok(Some(Val { e, ptr: false }));
         match &e.node {

@@ -15,14 +15,16 @@
 
 mod lines;
 mod lower;
+mod nesting;
+mod parse;
+mod preprocess;
 mod types;
 
 use crate::cfa::types::DataModel;
 use crate::cfa::Program;
+use preprocess::preprocess;
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use thiserror::Error;
 
 /// Why a C file could not be turned into a [`Program`]. Every variant displays as one line.
@@ -65,14 +67,26 @@ pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The largest C file accepted (sv-benchmarks' largest preprocessed files are a few MiB).
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
 /// Loads a C file (`.c` is preprocessed with gcc; `.i` is preprocessed again, which is
 /// harmless) and lowers it into a CFA program for the given data model.
 pub fn load_program(path: &Path, model: DataModel) -> Result<Program, FrontendError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| FrontendError::Io {
+    let io_error = |message: String| FrontendError::Io {
         file: name.clone(),
-        message: one_line(&e.to_string()),
-    })?;
+        message: one_line(&message),
+    };
+    // A FIFO, a device or a directory would block, never end or fail obscurely.
+    let metadata = std::fs::metadata(path).map_err(|e| io_error(e.to_string()))?;
+    if !metadata.is_file() {
+        return Err(io_error("not a regular file".into()));
+    }
+    if metadata.len() > MAX_SOURCE_BYTES {
+        return Err(io_error(format!("larger than {} MiB", MAX_SOURCE_BYTES >> 20)));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_error(e.to_string()))?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let preprocessed = preprocess(&name, &text, model)?;
     let hash = sha256_hex(&bytes);
@@ -90,43 +104,4 @@ pub fn load_source(name: &str, text: &str, model: DataModel) -> Result<Program, 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Runs `gcc -E` on `text` (fed through stdin). A leading line marker makes gcc name the file
-/// `name` in its own line markers, so positions map back to the original file.
-fn preprocess(name: &str, text: &str, model: DataModel) -> Result<String, FrontendError> {
-    let err = |message: String| FrontendError::Preprocessor {
-        file: name.to_string(),
-        message: one_line(&message),
-    };
-    let mut child = Command::new("gcc")
-        .args(["-E", "-x", "c", model.gcc_flag(), "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| err(format!("cannot run gcc: {e}")))?;
-    let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
-    let input = format!("# 1 \"{escaped}\"\n{text}\n");
-    // Feed stdin from a thread so a large output cannot deadlock against a full input pipe.
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| err("cannot write to gcc".into()))?;
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child
-        .wait_with_output()
-        .map_err(|e| err(format!("gcc failed: {e}")))?;
-    let _ = writer.join();
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let first = stderr
-            .lines()
-            .find(|l| l.contains("error"))
-            .or_else(|| stderr.lines().next())
-            .unwrap_or("gcc -E failed")
-            .to_string();
-        return Err(err(first));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }

@@ -15,7 +15,9 @@
 //!     input: reduce
 //! ```
 
-use crate::cpa::monitor::{parse_duration, parse_memory, GiveUp};
+use crate::cpa::monitor::GiveUp;
+use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
+use crate::units::{parse_duration, parse_size};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -154,7 +156,7 @@ impl Flow {
     /// Reads and validates a flow file. `known_tools` are the adapter names besides the native
     /// analyses.
     pub fn load(path: &Path, known_tools: &[String]) -> Result<Flow, FlowError> {
-        let text = std::fs::read_to_string(path).map_err(|e| FlowError {
+        let text = read_text(path, MAX_DEFINITION_BYTES).map_err(|e| FlowError {
             file: path.display().to_string(),
             line: 0,
             message: format!("cannot read: {e}"),
@@ -169,6 +171,12 @@ impl Flow {
             line,
             message,
         };
+        if let Some(line) = yaml_too_deep(text) {
+            return Err(err(
+                line,
+                format!("YAML nested deeper than {MAX_YAML_DEPTH} levels"),
+            ));
+        }
         let parsed: FlowFile = serde_norway::from_str(text)
             .map_err(|e| err(e.location().map(|l| l.line()).unwrap_or(1), e.to_string()))?;
         let flow_line = line_of(text, "flow:", 1).unwrap_or(1);
@@ -178,10 +186,11 @@ impl Flow {
                 |v: &Option<serde_norway::Value>, what: &str| -> Result<Option<Duration>, FlowError> {
                     v.as_ref()
                         .map(|v| {
-                            scalar(v).and_then(|s| parse_duration(&s)).ok_or_else(|| {
+                            let s = scalar(v).unwrap_or_default();
+                            parse_duration(&s).map_err(|e| {
                                 err(
                                     line_of(text, what, line).unwrap_or(line),
-                                    format!("invalid {what}: expected a duration like 60s"),
+                                    format!("invalid {what} `{s}`: {}", e.reason),
                                 )
                             })
                         })
@@ -191,10 +200,11 @@ impl Flow {
                 .memory
                 .as_ref()
                 .map(|v| {
-                    scalar(v).and_then(|s| parse_memory(&s)).ok_or_else(|| {
+                    let s = scalar(v).unwrap_or_default();
+                    parse_size(&s).map_err(|e| {
                         err(
                             line_of(text, "memory", line).unwrap_or(line),
-                            "invalid memory: expected a size like 15GB".into(),
+                            format!("invalid memory `{s}`: {}", e.reason),
                         )
                     })
                 })
