@@ -5,17 +5,81 @@
 #     trixie's C/C++ runtime (CBMC 6 needs glibc >= 2.38; bookworm has 2.36). Wrappers in
 #     PREFIX/bin start the tools through trixie's own dynamic loader, so the system libc is
 #     never touched.
+# The Debian mirror trixie's packages come from is the one the machine's own apt sources use
+# for its Debian archive (the first enabled `deb` source that is not a -security suite, in
+# APT_ETC/sources.list.d/*.sources, then APT_ETC/sources.list and APT_ETC/sources.list.d/*.list);
+# BATON_DEBIAN_MIRROR overrides it, BATON_APT_ETC names another apt configuration directory
+# (default /etc/apt).
 # Usage: scripts/install-tools.sh [PREFIX]   (default /opt/baton-tools; idempotent; needs root)
+#        scripts/install-tools.sh --print-mirror   (prints the mirror it would use)
 set -euo pipefail
 
-PREFIX="${1:-/opt/baton-tools}"
-ROOT="$PREFIX/root"
-APTDIR="$PREFIX/apt-trixie"
-MIRROR="${BATON_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+APT_ETC="${BATON_APT_ETC:-/etc/apt}"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 TOOLS=(cbmc goto-cc goto-instrument)
 
 say() { printf '[install-tools] %s\n' "$*"; }
+
+# The URI of the Debian archive in the machine's apt sources (see above), or nothing.
+apt_sources_mirror() {
+    local f
+    for f in "$APT_ETC"/sources.list.d/*.sources; do
+        [ -r "$f" ] || continue
+        # deb822 stanzas (separated by blank lines): Types, URIs, Suites, Enabled.
+        awk 'BEGIN { RS = ""; FS = "\n" }
+        {
+            types = ""; uris = ""; suites = ""; enabled = "yes"
+            for (i = 1; i <= NF; i++) {
+                line = $i
+                if (line ~ /^[ \t]*#/ || index(line, ":") == 0) continue
+                key = tolower(substr(line, 1, index(line, ":") - 1))
+                val = substr(line, index(line, ":") + 1)
+                gsub(/^[ \t]+|[ \t]+$/, "", val)
+                if (key == "types") types = val
+                else if (key == "uris") uris = val
+                else if (key == "suites") suites = val
+                else if (key == "enabled") enabled = tolower(val)
+            }
+            if (enabled == "no" || types !~ /(^|[ \t])deb([ \t]|$)/ || uris == "") next
+            n = split(suites, s, /[ \t]+/)
+            for (j = 1; j <= n; j++) {
+                if (s[j] !~ /-security$/) { split(uris, u, /[ \t]+/); print u[1]; exit }
+            }
+        }' "$f"
+    done
+    for f in "$APT_ETC/sources.list" "$APT_ETC"/sources.list.d/*.list; do
+        [ -r "$f" ] || continue
+        # One-line sources: deb [options] URI suite components...
+        awk '$1 == "deb" {
+            i = 2
+            if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+            if (i + 1 <= NF && $(i + 1) !~ /-security$/) { print $i; exit }
+        }' "$f"
+    done
+}
+
+debian_mirror() {
+    if [ -n "${BATON_DEBIAN_MIRROR:-}" ]; then
+        printf '%s\n' "$BATON_DEBIAN_MIRROR"
+        return
+    fi
+    local mirror
+    mirror="$(apt_sources_mirror | head -n 1)"
+    if [ -z "$mirror" ]; then
+        say "no Debian archive found in the apt sources under $APT_ETC; set BATON_DEBIAN_MIRROR" >&2
+        return 1
+    fi
+    printf '%s\n' "${mirror%/}"
+}
+
+if [ "${1:-}" = "--print-mirror" ]; then
+    debian_mirror
+    exit
+fi
+
+PREFIX="${1:-/opt/baton-tools}"
+ROOT="$PREFIX/root"
+APTDIR="$PREFIX/apt-trixie"
 
 if [ "$(id -u)" -ne 0 ]; then
     say "must run as root (apt-get install)"; exit 1
@@ -49,6 +113,8 @@ else
     : > "$APTDIR/status"
     # apt drops privileges to _apt for downloads; let it write the download directory.
     if id _apt >/dev/null 2>&1; then chown _apt "$APTDIR/debs"; fi
+    MIRROR="$(debian_mirror)"
+    say "Debian mirror: $MIRROR"
     cat > "$APTDIR/trixie.sources" <<SRC
 Types: deb
 URIs: $MIRROR

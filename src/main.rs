@@ -9,13 +9,33 @@ use baton::cfa::Program;
 use baton::condition::{self, ConditionRunner};
 use baton::cpa::engine::{Guide, SearchOrder};
 use baton::cpa::monitor::GiveUp;
+use baton::exec::lifecycle;
 use baton::frontend::{load_program, one_line};
 use baton::reducer;
 use baton::task::Task;
 use clap::{Parser, Subcommand};
 use std::fmt::Display;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Exit status when standard output is a pipe its reader closed (128 + SIGPIPE, as for tools
+/// the signal ends).
+const BROKEN_PIPE_EXIT: u8 = 141;
+
+/// `print!` that returns a [`Failure`] instead of panicking when standard output fails.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        write_stdout(format_args!($($arg)*))?
+    };
+}
+
+/// `println!` that returns a [`Failure`] instead of panicking when standard output fails.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        write_stdout(format_args!("{}\n", format_args!($($arg)*)))?
+    };
+}
 
 #[derive(Parser)]
 #[command(name = "baton", version, about = "Conditional model checking of C programs")]
@@ -216,28 +236,59 @@ impl Failure {
             code: 1,
         }
     }
+
+    /// Standard output failed; a closed pipe (the reader has what it wanted, as with `| head`)
+    /// ends Baton quietly.
+    fn output(e: std::io::Error) -> Failure {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure {
+                message: String::new(),
+                code: BROKEN_PIPE_EXIT,
+            }
+        } else {
+            Failure::other(format!("cannot write to standard output: {e}"))
+        }
+    }
 }
 
-/// Prints a failure as one line on stderr and turns it into the exit status.
+/// Writes to standard output (see [`out!`]).
+fn write_stdout(args: std::fmt::Arguments) -> Result<(), Failure> {
+    std::io::stdout().lock().write_fmt(args).map_err(Failure::output)
+}
+
+/// Prints a failure as one line on stderr and turns it into the exit status; after SIGINT,
+/// SIGTERM or SIGHUP the status is 128 + the signal.
 fn report(result: Result<(), Failure>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let stopped = lifecycle::stop_requested();
+    let code = match result {
+        Ok(()) => 0,
         Err(f) => {
-            eprintln!("{}", one_line(&f.message));
-            ExitCode::from(f.code)
+            if !f.message.is_empty() {
+                let _ = writeln!(std::io::stderr(), "{}", one_line(&f.message));
+            }
+            f.code
         }
+    };
+    match stopped {
+        Some(signal) => {
+            let name =
+                nix::sys::signal::Signal::try_from(signal).map_or(signal.to_string(), |s| s.to_string());
+            let _ = writeln!(std::io::stderr(), "baton: stopped by {name}");
+            ExitCode::from(u8::try_from(128 + signal).unwrap_or(1))
+        }
+        None => ExitCode::from(code),
     }
 }
 
 fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     let loaded = load_program(&program, model).map_err(Failure::input)?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&loaded).map_err(Failure::other)?
         );
     } else {
-        print!("{}", baton::cfa::dot::listing(&loaded));
+        out!("{}", baton::cfa::dot::listing(&loaded));
     }
     if let Some(path) = dot {
         std::fs::write(&path, baton::cfa::dot::to_dot(&loaded))
@@ -310,23 +361,26 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
                 serde_json::json!({ "location": loc.to_string(), "function": func, "invariant": inv })
             }).collect::<Vec<_>>(),
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&value).map_err(Failure::other)?
         );
         return Ok(());
     }
-    println!("verdict: {}", outcome.verdict);
-    println!("reason: {}", outcome.reason);
+    outln!("verdict: {}", outcome.verdict);
+    outln!("reason: {}", outcome.reason);
     if let Some(expected) = task.expected {
-        println!("expected: {expected} ({judged:?})");
+        outln!("expected: {expected} ({judged:?})");
     }
-    println!("cpu time: {:.3} s", outcome.stats.cpu_time.as_secs_f64());
-    println!(
+    outln!("cpu time: {:.3} s", outcome.stats.cpu_time.as_secs_f64());
+    outln!(
         "reached states: {} (covered {}, cut {}, left to earlier conditions {})",
-        outcome.reached_states, outcome.stats.covered, outcome.stats.cut, outcome.stats.guide_accepted
+        outcome.reached_states,
+        outcome.stats.covered,
+        outcome.stats.cut,
+        outcome.stats.guide_accepted
     );
-    println!(
+    outln!(
         "condition: {} states, {} transitions, covered share of CFA edges {:.1} %",
         summary.states,
         summary.transitions,
@@ -334,7 +388,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     );
     if let Some(c) = &outcome.counterexample {
         let inputs: Vec<String> = c.inputs.iter().map(|v| v.to_string()).collect();
-        println!(
+        outln!(
             "counterexample: {} steps, inputs [{}], replay: {}",
             c.steps.len(),
             inputs.join(","),
@@ -385,7 +439,7 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     match &args.output {
         Some(path) => std::fs::write(path, &text)
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     if args.stats {
         let original_lines = std::fs::read_to_string(&program.files[0])
@@ -422,14 +476,23 @@ fn exec(
         max_steps,
         record_path: false,
     };
-    let mut print_step = |step: &Step| println!("{}", render_step(&loaded, step));
+    // The first failed write (the reader closed the pipe, say) ends the printing.
+    let mut failed: Option<Failure> = None;
+    let mut print_step = |step: &Step| {
+        if failed.is_none() {
+            failed = write_stdout(format_args!("{}\n", render_step(&loaded, step))).err();
+        }
+    };
     let observer: &mut dyn FnMut(&Step) = if trace { &mut print_step } else { &mut |_| {} };
     let run = execute_observed(&loaded, &inputs, &options, observer);
-    match run.ending {
-        Ending::StepLimit => println!("step limit {max_steps} reached"),
-        ref ending => println!("{ending}"),
+    if let Some(failure) = failed {
+        return Err(failure);
     }
-    println!(
+    match run.ending {
+        Ending::StepLimit => outln!("step limit {max_steps} reached"),
+        ref ending => outln!("{ending}"),
+    }
+    outln!(
         "{} of {} inputs consumed, {} nondet calls, {} steps",
         run.inputs_consumed,
         inputs.len(),
@@ -468,13 +531,13 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         executable,
     };
     let outcome = bench::run_benchmark(&benchmark, &options).map_err(Failure::other)?;
-    println!(
+    outln!(
         "{} runs performed, {} resumed from {}",
         outcome.executed,
         outcome.resumed,
         options.output_dir.display()
     );
-    print!("{}", outcome.summary);
+    out!("{}", outcome.summary);
     if outcome.skipped > 0 {
         return Err(Failure::other(format!(
             "interrupted: {} runs not performed",
@@ -523,7 +586,7 @@ fn check_run_definition(rd: &baton::bench::RunDefinition) -> Result<(), Failure>
 
 fn table(a: TableArgs) -> Result<(), Failure> {
     let columns = baton::bench::load_results(&a.results).map_err(Failure::input)?;
-    print!("{}", baton::bench::render_text(&columns));
+    out!("{}", baton::bench::render_text(&columns));
     if let Some(path) = a.html {
         std::fs::write(&path, baton::bench::render_html(&columns))
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
@@ -543,12 +606,12 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         message: e.to_string(),
     })?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(Failure::other)?
         );
     } else {
-        print!("{}", runner::render_text(&report));
+        out!("{}", runner::render_text(&report));
     }
     Ok(())
 }
@@ -557,15 +620,15 @@ fn run(a: RunArgs) -> Result<(), Failure> {
 fn tools() -> Result<(), Failure> {
     for status in baton::adapters::tool_status().map_err(Failure::other)? {
         let version = status.version.as_deref().unwrap_or("not found");
-        println!("{:6} {version}", status.tool);
+        outln!("{:6} {version}", status.tool);
         for (name, path) in &status.executables {
             match path {
-                Some(p) => println!("       {name}: {}", p.display()),
-                None => println!("       {name}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)"),
+                Some(p) => outln!("       {name}: {}", p.display()),
+                None => outln!("       {name}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)"),
             }
         }
     }
-    println!("native: explicit, predicate (built in)");
+    outln!("native: explicit, predicate (built in)");
     Ok(())
 }
 
@@ -575,7 +638,23 @@ fn tools() -> Result<(), Failure> {
 const COMMAND_STACK_BYTES: usize = 1 << 30;
 
 fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == lifecycle::REAPER_ARG)
+    {
+        lifecycle::serve_reaper();
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
+    // Commands that start tools: stopped cleanly by SIGINT, SIGTERM and SIGHUP, and followed
+    // by a reaper for SIGKILL (see `lifecycle`). Installed before the command thread starts,
+    // which inherits the signal mask.
+    if matches!(cli.command, Command::Run(_) | Command::Bench(_)) {
+        let exe = std::env::current_exe().ok();
+        if let Err(e) = lifecycle::install(exe.as_deref()) {
+            return report(Err(Failure::other(format!("cannot set up signal handling: {e}"))));
+        }
+    }
     let command = std::thread::Builder::new()
         .name("baton".into())
         .stack_size(COMMAND_STACK_BYTES)
@@ -583,10 +662,9 @@ fn main() -> ExitCode {
     match command {
         // A panic has printed its message; 101 is Rust's exit status for it.
         Ok(thread) => thread.join().unwrap_or(ExitCode::from(101)),
-        Err(e) => {
-            eprintln!("error: cannot start the command thread: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => report(Err(Failure::other(format!(
+            "cannot start the command thread: {e}"
+        )))),
     }
 }
 

@@ -2,6 +2,7 @@
 //! on the machine (a cgroup as root, else sampling) and once forcing `/proc` sampling. The tests
 //! assert statuses and generous bounds, not which mechanism was used.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -31,6 +32,7 @@ fn limits(cpu: Option<f64>, wall: Option<f64>, memory: Option<u64>, grace: f64) 
         wall_time: wall.map(Duration::from_secs_f64),
         memory,
         grace: Duration::from_secs_f64(grace),
+        ..Limits::default()
     }
 }
 
@@ -164,7 +166,7 @@ fn big_allocation_is_out_of_memory() {
         assert_eq!(report.status.benchexec_string(), "OUT OF MEMORY");
         assert_eq!(report.limit_hit, Some(LimitKind::Memory));
         assert!(
-            !String::from_utf8_lossy(&report.stdout).contains("allocated"),
+            !report.stdout_text().expect("stdout").contains("allocated"),
             "{mode:?}: the tool finished its allocation"
         );
         let peak = report.peak_memory.unwrap_or(0);
@@ -228,7 +230,7 @@ fn exit_codes_and_output() {
         assert_eq!(err.status, RunStatus::Error(3), "{mode:?}");
         assert_eq!(err.status.benchexec_string(), "ERROR (3)");
         assert_eq!(err.exit_code, Some(3));
-        assert_eq!(err.stderr, b"oops\n");
+        assert_eq!(err.stderr_text().expect("stderr"), "oops\n");
 
         let mut cmd = ToolCommand::new(["sh", "-c", "cat; echo \"$BATON_TEST_VAR\"; pwd"]);
         cmd.stdin = Some(b"from stdin\n".to_vec());
@@ -237,16 +239,22 @@ fn exit_codes_and_output() {
         assert_eq!(ok.status, RunStatus::Done, "{mode:?}");
         assert_eq!(ok.status.benchexec_string(), "done");
         assert_eq!(ok.exit_code, Some(0));
-        let out = String::from_utf8_lossy(&ok.stdout).into_owned();
+        let out = ok.stdout_text().expect("stdout");
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 3, "{out}");
         assert_eq!(lines[0], "from stdin");
         assert_eq!(lines[1], "from env");
-        // The tool ran in the fresh work directory, which is gone afterwards.
-        let cwd = Path::new(lines[2]).canonicalize().ok();
-        assert!(cwd.is_none(), "fresh work directory {} was kept", lines[2]);
+        // The tool ran in the fresh work directory (0700, its output files 0600), which is
+        // gone when the report is dropped.
         assert_eq!(Path::new(lines[2]), ok.workdir.as_path());
         assert!(!ok.workdir_kept);
+        let perm = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
+        assert_eq!(perm(&ok.workdir), 0o700, "{mode:?}");
+        assert_eq!(perm(&ok.stdout_path), 0o600, "{mode:?}");
+        assert_eq!(perm(&ok.workdir.join("baton-tool.stdin")), 0o600, "{mode:?}");
+        let workdir = ok.workdir.clone();
+        drop(ok);
+        assert!(!workdir.exists(), "fresh work directory {} was kept", lines[2]);
     }
 }
 
@@ -259,8 +267,32 @@ fn large_output_does_not_deadlock() {
     )
     .expect("run chatty tool");
     assert_eq!(report.status, RunStatus::Done);
-    assert_eq!(report.stdout.len(), 20_000_000);
-    assert_eq!(report.stderr.len(), 5_000_000);
+    let len = |p: &Path| std::fs::metadata(p).expect("output file").len();
+    assert_eq!(len(&report.stdout_path), 20_000_000);
+    assert_eq!(len(&report.stderr_path), 5_000_000);
+    assert_eq!(report.output_omitted, (0, 0));
+}
+
+#[test]
+fn output_beyond_the_cap_keeps_head_and_tail() {
+    // 3 MB of output past a 1 MB cap: the tool runs to its end (it prints a last line).
+    let mut l = limits(None, Some(30.0), None, 1.0);
+    l.output_cap = 1_000_000;
+    let report = run_with(
+        &sh("echo first; head -c 3000000 /dev/zero; echo; echo last"),
+        &l,
+        MechanismChoice::Auto,
+    )
+    .expect("run chatty tool");
+    assert_eq!(report.status, RunStatus::Done, "{report:?}");
+    let text = report.stdout_text().expect("stdout");
+    assert!(text.starts_with("first\n"));
+    assert!(text.ends_with("\nlast\n"));
+    assert!(text.contains("bytes left out here"));
+    let tail = baton::exec::output::TAIL_KEPT as u64;
+    let total = 6 + 3_000_000 + 1 + 5;
+    assert_eq!(report.output_omitted.0, total - 1_000_000 - tail);
+    assert!((text.len() as u64) < 1_000_000 + tail + 200, "{}", text.len());
 }
 
 #[test]
@@ -314,7 +346,9 @@ fn cpu_of_child_matches_its_own_rusage() {
         let report =
             run_with(&cmd, &limits(Some(20.0), Some(60.0), None, 1.0), mode).expect("run busy child");
         assert_eq!(report.status, RunStatus::Done, "{mode:?}: {report:?}");
-        let own_us: u64 = String::from_utf8_lossy(&report.stdout)
+        let own_us: u64 = report
+            .stdout_text()
+            .expect("stdout")
             .split_whitespace()
             .nth(1)
             .and_then(|us| us.parse().ok())
@@ -380,7 +414,7 @@ fn cpu_of_the_whole_tree_is_summed() {
         let report =
             run_with(&cmd, &limits(Some(30.0), Some(120.0), None, 1.0), mode).expect("run busy children");
         assert_eq!(report.status, RunStatus::Done, "{mode:?}: {report:?}");
-        let stdout = String::from_utf8_lossy(&report.stdout);
+        let stdout = report.stdout_text().expect("stdout");
         let mut waited = Duration::ZERO;
         let mut orphan = Duration::ZERO;
         for line in stdout.lines() {
@@ -472,7 +506,7 @@ fn existing_and_kept_work_directories() {
     cmd.workdir = WorkDir::Existing(base.path().to_path_buf());
     let report = run_with(&cmd, &Limits::default(), MechanismChoice::Auto).expect("run");
     assert_eq!(report.status, RunStatus::Done);
-    assert_eq!(report.stdout, b"hello\n");
+    assert_eq!(report.stdout_text().expect("stdout"), "hello\n");
     assert!(report.workdir_kept);
     assert_eq!(
         std::fs::read_to_string(base.path().join("output.txt")).expect("output kept"),

@@ -10,7 +10,13 @@
 //!
 //! Results are written into the output directory as runs finish (`results.jsonl`, one result
 //! XML per run definition, `results.csv`, `logs/`); a rerun with the same output directory skips
-//! the runs already recorded with the same arguments and limits (resume).
+//! the runs already recorded with the same arguments and limits (resume). A `results.jsonl`
+//! record and its newline are one `write`; a line cut short by a kill is skipped with a warning
+//! and its run performed again.
+//!
+//! SIGINT, SIGTERM or SIGHUP (once) stop the benchmark: no new run starts, the runs under way
+//! end at once (their process trees killed) and are not recorded, so a rerun performs them;
+//! the recorded results stay, and Baton exits with 128 + the signal.
 
 pub mod inputs;
 pub mod report;

@@ -3,15 +3,13 @@
 
 use super::report::{self, Category, RunResult, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
-use crate::exec::{self, Limits, RunStatus, ToolCommand};
+use crate::exec::{self, lifecycle, ExecError, Limits, RunStatus, ToolCommand};
 use crate::task::Task;
 use crate::verdict::{Classification, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
-use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use std::collections::{HashMap, VecDeque};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -41,7 +39,8 @@ pub struct BenchOutcome {
     pub executed: usize,
     /// Runs taken over from earlier invocations.
     pub resumed: usize,
-    /// Runs not performed because the benchmark was interrupted (Ctrl-C); a rerun does them.
+    /// Runs not performed or not finished because the benchmark was interrupted (SIGINT,
+    /// SIGTERM, SIGHUP: see [`crate::exec::lifecycle`]); a rerun does them.
     pub skipped: usize,
     /// The summary table (see [`report::summary_text`]).
     pub summary: String,
@@ -100,54 +99,18 @@ fn log_name(task: &Path) -> String {
     format!("{safe}.log")
 }
 
-/// Interrupts (SIGINT) seen during [`run_benchmark`]: the first stops handing out runs, the
-/// second ends the process at once.
-static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+/// Bytes of the head and of the tail of a run's output that its log keeps.
+const LOG_EXCERPT: u64 = 64 << 10;
 
-extern "C" fn on_interrupt(_: libc::c_int) {
-    if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // SAFETY: `_exit` is async-signal-safe.
-        unsafe { libc::_exit(130) }
-    }
-}
-
-/// Installs the SIGINT handler for the duration of a benchmark and restores the previous one.
-struct InterruptGuard(Option<SigAction>);
-
-impl InterruptGuard {
-    fn install() -> InterruptGuard {
-        INTERRUPTS.store(0, Ordering::SeqCst);
-        let action = SigAction::new(
-            SigHandler::Handler(on_interrupt),
-            SaFlags::SA_RESTART,
-            SigSet::empty(),
-        );
-        // SAFETY: the handler only touches an atomic and calls `_exit`.
-        InterruptGuard(unsafe { sigaction(Signal::SIGINT, &action) }.ok())
-    }
-
-    fn interrupted() -> bool {
-        INTERRUPTS.load(Ordering::SeqCst) > 0
-    }
-}
-
-impl Drop for InterruptGuard {
-    fn drop(&mut self) {
-        if let Some(old) = &self.0 {
-            // SAFETY: restores the handler that was installed before.
-            let _ = unsafe { sigaction(Signal::SIGINT, old) };
-        }
-    }
-}
-
-/// Performs one run and judges it.
+/// Performs one run and judges it; `None` if Baton was asked to stop before the run ended
+/// (nothing is recorded, so a rerun performs it).
 fn perform(
     job: &Job,
     rd: &RunDefinition,
     args: &[String],
     bench: &Benchmark,
     options: &BenchOptions,
-) -> RunResult {
+) -> Option<RunResult> {
     let started = SystemTime::now();
     let mut argv: Vec<String> = vec![options.executable.display().to_string()];
     argv.extend(args.iter().cloned());
@@ -159,7 +122,7 @@ fn perform(
         cpu_time: Some(bench.limits.hard_cpu_time),
         wall_time: Some(bench.limits.wall_time()),
         memory: bench.limits.memory,
-        grace: Duration::from_secs(1),
+        ..Limits::default()
     };
     let task = job.task.display().to_string();
     let mut result = RunResult {
@@ -182,6 +145,7 @@ fn perform(
     let rel_log = format!("logs/{}/{}", rd.name, log_name(&job.task));
     let mut log = format!("command: {}\n", argv.join(" "));
     match exec::run(&ToolCommand::new(&argv), &limits) {
+        Err(ExecError::Interrupted { .. }) => return None,
         Err(e) => {
             result.status = "ERROR (cannot run)".into();
             result.reason = Some(e.to_string());
@@ -190,14 +154,24 @@ fn perform(
             result.cpu_time_s = report.cpu_time.as_secs_f64();
             result.wall_time_s = report.wall_time.as_secs_f64();
             result.memory_bytes = report.peak_memory;
-            let stdout = String::from_utf8_lossy(&report.stdout);
-            let stderr = String::from_utf8_lossy(&report.stderr);
+            let excerpt = |path: &Path| {
+                exec::output::excerpt(path, LOG_EXCERPT, LOG_EXCERPT)
+                    .unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()))
+            };
+            let stdout = excerpt(&report.stdout_path);
+            let stderr = excerpt(&report.stderr_path);
             match report.status {
                 RunStatus::Done if report.cpu_time > bench.limits.cpu_time => {
                     result.status = "TIMEOUT".into();
                     result.reason = Some("finished, but above the CPU-time limit".into());
                 }
-                RunStatus::Done => judge(&mut result, &stdout),
+                RunStatus::Done => match report.stdout_text() {
+                    Ok(text) => judge(&mut result, &text),
+                    Err(e) => {
+                        result.status = "ERROR (cannot read output)".into();
+                        result.reason = Some(e.to_string());
+                    }
+                },
                 status => {
                     result.status = status.benchexec_string();
                     result.reason = stderr.lines().last().map(str::to_string);
@@ -226,7 +200,7 @@ fn perform(
     if written.is_ok() {
         result.log = Some(rel_log);
     }
-    result
+    Some(result)
 }
 
 /// Reads the verdict from the run's JSON output and classifies it.
@@ -261,18 +235,60 @@ fn judge(result: &mut RunResult, stdout: &str) {
     };
 }
 
-/// Earlier results in `results.jsonl` (later lines win; unreadable lines, e.g. one cut short
-/// by an interruption, are skipped).
-pub fn read_jsonl(path: &Path) -> Result<Vec<RunResult>, BenchError> {
-    let text = match std::fs::read_to_string(path) {
+/// Earlier results in `results.jsonl` (later lines win) and a warning for each line that is
+/// not a result, e.g. the last one cut short when Baton was killed while writing it: such
+/// lines are skipped, so their runs are performed again on resume.
+pub fn read_jsonl(path: &Path) -> Result<(Vec<RunResult>, Vec<String>), BenchError> {
+    let bytes = match std::fs::read(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => return Err(BenchError::io(path, "cannot read results", e)),
     };
-    Ok(text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<RunResult>(l).ok())
-        .collect())
+    let mut results = Vec::new();
+    let mut warnings = Vec::new();
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<RunResult>(line) {
+            Ok(r) => results.push(r),
+            Err(e) => {
+                let what = if i + 1 == lines.len() {
+                    "is cut short (Baton was stopped while writing it)"
+                } else {
+                    "is not a result"
+                };
+                warnings.push(format!(
+                    "{}:{}: line {what}, ignored; its run is performed again ({e})",
+                    path.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok((results, warnings))
+}
+
+/// Opens `results.jsonl` for appending; a last line cut short (no newline) is ended first, so
+/// the next record starts on a line of its own.
+fn open_jsonl(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8];
+        file.seek(SeekFrom::Start(len - 1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")?;
+        }
+    }
+    Ok(file)
 }
 
 /// Writes a file atomically (temporary file + rename) so readers never see half a file.
@@ -326,13 +342,17 @@ impl Recorder<'_> {
         write_atomic(&self.dir.join(RESULTS_CSV), &report::results_csv(&all))
     }
 
-    /// Records a new result: appended (and synced) to the JSON lines at once; the XML and CSV
-    /// files, which are rewritten whole, at most every [`REWRITE_INTERVAL`] (see [`Self::flush`]).
+    /// Records a new result: appended (and synced) to the JSON lines at once, record and
+    /// newline in one `write` on the append-only file (a kill can cut the line short but never
+    /// merge two records); the XML and CSV files, which are rewritten whole, at most every
+    /// [`REWRITE_INTERVAL`] (see [`Self::flush`]).
     fn record(&mut self, i: usize, result: RunResult) -> Result<(), BenchError> {
-        let line = serde_json::to_string(&result)
+        let mut line = serde_json::to_vec(&result)
             .map_err(|e| BenchError::Invalid(format!("cannot encode result: {e}")))?;
+        line.push(b'\n');
         let path = self.dir.join(RESULTS_JSONL);
-        writeln!(self.jsonl, "{line}")
+        self.jsonl
+            .write_all(&line)
             .and_then(|_| self.jsonl.sync_data())
             .map_err(|e| BenchError::io(&path, "cannot append", e))?;
         self.results[i].insert(PathBuf::from(&result.task), result);
@@ -474,12 +494,9 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     let dir = &options.output_dir;
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
     let jsonl_path = dir.join(RESULTS_JSONL);
-    let earlier = read_jsonl(&jsonl_path)?;
-    let jsonl = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&jsonl_path)
-        .map_err(|e| BenchError::io(&jsonl_path, "cannot open", e))?;
+    let (earlier, torn) = read_jsonl(&jsonl_path)?;
+    torn.iter().for_each(|w| eprintln!("warning: {w}"));
+    let jsonl = open_jsonl(&jsonl_path).map_err(|e| BenchError::io(&jsonl_path, "cannot open", e))?;
     let mut recorder = Recorder {
         bench,
         dir,
@@ -525,7 +542,6 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     recorder.flush()?;
 
     let mut progress = Progress::new(planned);
-    let guard = InterruptGuard::install();
     let mut executed = 0;
     let queue = Mutex::new(queue);
     let (tx, rx) = mpsc::channel::<(usize, RunResult)>();
@@ -537,12 +553,14 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             let args = &args;
             s.spawn(move || loop {
                 let job = match queue.lock() {
-                    Ok(mut q) if !InterruptGuard::interrupted() => q.pop_front(),
+                    Ok(mut q) if lifecycle::stop_requested().is_none() => q.pop_front(),
                     _ => None,
                 };
                 let Some(job) = job else { break };
                 let rd = &bench.run_definitions[job.rundef];
-                let result = perform(&job, rd, &args[job.rundef], bench, options);
+                let Some(result) = perform(&job, rd, &args[job.rundef], bench, options) else {
+                    break;
+                };
                 if tx.send((job.rundef, result)).is_err() {
                     break;
                 }
@@ -554,10 +572,10 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             let (i, result) = match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(x) => x,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if InterruptGuard::interrupted() && !announced {
+                    if lifecycle::stop_requested().is_some() && !announced {
                         announced = true;
                         progress.suspend(|| {
-                            eprintln!("interrupted: waiting for the runs under way (Ctrl-C again to stop at once; a rerun resumes)")
+                            eprintln!("interrupted: ending the runs under way (their results are not recorded; a rerun resumes)")
                         });
                     }
                     continue;
@@ -576,7 +594,6 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         }
     });
     progress.finish();
-    drop(guard);
     if let Some(e) = first_error {
         return Err(e);
     }

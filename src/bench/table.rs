@@ -36,11 +36,11 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
                     source.display()
                 )));
             }
-            read_jsonl(&path)?
+            read_jsonl(&path)?.0
         } else if source.extension().is_some_and(|e| e == "xml") {
             read_result_xml(source)?
         } else if source.is_file() {
-            read_jsonl(source)?
+            read_jsonl(source)?.0
         } else {
             return Err(BenchError::Invalid(format!(
                 "{}: no such file or directory",

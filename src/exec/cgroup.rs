@@ -333,9 +333,7 @@ impl RunCgroup {
 
     /// Pids currently in the cgroup.
     pub(crate) fn pids(&self) -> Vec<i32> {
-        fs::read_to_string(self.cpu_dir.join("cgroup.procs"))
-            .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
-            .unwrap_or_default()
+        pids_in(&self.cpu_dir)
     }
 
     /// Sends `signal` to every process in the cgroup.
@@ -350,25 +348,16 @@ impl RunCgroup {
     /// Kills every process in the cgroup and waits (up to `patience`) until it is empty.
     /// Returns the number of processes still in it afterwards (0 normally).
     pub(crate) fn kill_all(&self, patience: Duration) -> usize {
-        let kill_file = self.cpu_dir.join("cgroup.kill");
-        let deadline = Instant::now() + patience;
-        loop {
-            let pids = self.pids();
-            let live: Vec<i32> = pids
-                .into_iter()
-                .filter(|&p| super::procfs::read_stat(p).is_some_and(|s| s.state != b'Z' && s.state != b'X'))
-                .collect();
-            if live.is_empty() || Instant::now() >= deadline {
-                return live.len();
-            }
-            if self.version == Version::V2 && kill_file.exists() {
-                let _ = fs::write(&kill_file, "1");
-            }
-            for pid in live {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        kill_processes_in(&self.cpu_dir, patience)
+    }
+
+    /// The created directories (v1: two, v2: one).
+    pub(crate) fn dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.cpu_dir.clone()];
+        if self.mem_dir != self.cpu_dir {
+            dirs.push(self.mem_dir.clone());
         }
+        dirs
     }
 
     /// Removes the created directories (retrying briefly: a cgroup is busy until the kernel
@@ -380,23 +369,141 @@ impl RunCgroup {
         }
         self.removed = true;
         self.procs_files.clear();
-        let mut dirs = vec![self.cpu_dir.clone()];
-        if self.mem_dir != self.cpu_dir {
-            dirs.push(self.mem_dir.clone());
-        }
-        for dir in dirs {
-            for _ in 0..50 {
-                if fs::remove_dir(&dir).is_ok() || !dir.exists() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
+        for dir in self.dirs() {
+            remove_tree(&dir);
         }
     }
 }
 
+/// Pids currently in the cgroup directory `dir`.
+fn pids_in(dir: &Path) -> Vec<i32> {
+    fs::read_to_string(dir.join("cgroup.procs"))
+        .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// `dir` and every cgroup below it (a Baton run inside a Baton run makes nested cgroups),
+/// deepest first.
+fn subtree(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                out.extend(subtree(&entry.path()));
+            }
+        }
+    }
+    out.push(dir.to_path_buf());
+    out
+}
+
+/// Kills every process in the cgroup directory `dir` and waits (up to `patience`) until none
+/// is alive; returns how many are still alive.
+pub(crate) fn kill_processes_in(dir: &Path, patience: Duration) -> usize {
+    let kill_file = dir.join("cgroup.kill");
+    let deadline = Instant::now() + patience;
+    loop {
+        let live: Vec<i32> = subtree(dir)
+            .iter()
+            .flat_map(|d| pids_in(d))
+            .filter(|&p| super::procfs::read_stat(p).is_some_and(|s| s.state != b'Z' && s.state != b'X'))
+            .collect();
+        if live.is_empty() || Instant::now() >= deadline {
+            return live.len();
+        }
+        if kill_file.exists() {
+            let _ = fs::write(&kill_file, "1");
+        }
+        for pid in live {
+            if pid > 0 {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Removes a cgroup directory whose processes have ended, and the cgroups below it, retrying
+/// for up to half a second while the kernel tears down their last processes.
+pub(crate) fn remove_tree(dir: &Path) {
+    for d in subtree(dir) {
+        for _ in 0..50 {
+            if fs::remove_dir(&d).is_ok() || !d.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Kills the processes of cgroups an earlier Baton process created and left behind (it was
+/// killed with SIGKILL, say) and removes them: children of this process's own cgroups named
+/// `baton-<pid>-…` whose `<pid>` is no live process. Returns the directories removed.
+pub(crate) fn remove_stale() -> Vec<PathBuf> {
+    let (Ok(lines), Ok(mounts)) = (own_cgroups(), cgroup_mounts()) else {
+        return Vec::new();
+    };
+    let mut parents: Vec<PathBuf> = Vec::new();
+    for line in &lines {
+        let mount = if line.controllers.is_empty() {
+            mounts.iter().find(|m| m.fstype == "cgroup2")
+        } else {
+            mounts.iter().find(|m| {
+                m.fstype == "cgroup"
+                    && line
+                        .controllers
+                        .iter()
+                        .any(|c| (c == "cpuacct" || c == "memory") && m.super_options.contains(c))
+            })
+        };
+        if let Some(mount) = mount {
+            let dir = own_dir(mount, &line.path);
+            if !parents.contains(&dir) {
+                parents.push(dir);
+            }
+        }
+    }
+    let mut removed = Vec::new();
+    for parent in parents {
+        let Ok(entries) = fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(owner) = name.to_str().and_then(owner_pid) else {
+                continue;
+            };
+            if owner == std::process::id() || Path::new(&format!("/proc/{owner}")).exists() {
+                continue;
+            }
+            let dir = entry.path();
+            kill_processes_in(&dir, Duration::from_secs(1));
+            remove_tree(&dir);
+            if !dir.exists() {
+                removed.push(dir);
+            }
+        }
+    }
+    removed
+}
+
+/// The pid in a cgroup name made by [`unique_name`] (`baton-<pid>-<n>-<nanos>`).
+fn owner_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("baton-")?;
+    let (pid, rest) = rest.split_once('-')?;
+    let (n, nanos) = rest.split_once('-')?;
+    let hex = |s: &str| s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    (n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() && hex(nanos))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
 impl Drop for RunCgroup {
+    /// Kills what is left in the cgroup (on every exit path, a panic included) and removes it.
     fn drop(&mut self) {
+        if !self.removed {
+            self.kill_all(Duration::from_secs(1));
+        }
         self.remove();
     }
 }
@@ -421,6 +528,15 @@ fn read_key(path: &Path, key: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owner_pid_only_from_baton_names() {
+        assert_eq!(owner_pid("baton-123-0-0000abcd"), Some(123));
+        assert_eq!(owner_pid("baton-123-0"), None);
+        assert_eq!(owner_pid("baton-x-0-0000abcd"), None);
+        assert_eq!(owner_pid("other-123-0-0000abcd"), None);
+        assert_eq!(owner_pid(&unique_name()), Some(std::process::id()));
+    }
 
     #[test]
     fn unescapes_mountinfo_paths() {

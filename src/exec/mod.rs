@@ -1,9 +1,11 @@
 //! Running external tools under CPU-time, wall-time and memory limits and measuring them, in
 //! the manner of BenchExec's `runexec`.
 //!
-//! A tool is started from an argv (never through a shell) in its own process group, in a fresh
-//! temporary directory (or one the caller names), with stdin from a file or `/dev/null` and
-//! stdout/stderr written to files in that directory (so large output cannot deadlock).
+//! A tool is started from an argv (never through a shell) in its own process group, with the
+//! parent-death signal SIGKILL (see [`lifecycle`] for how nothing outlives Baton), in a fresh
+//! temporary directory of mode 0700 (or one the caller names), with stdin from a file or
+//! `/dev/null` and stdout/stderr copied to files in that directory up to a size cap (see
+//! [`output`]; so large output can neither deadlock nor fill Baton's memory).
 //!
 //! Measurement and enforcement use, in this order of preference:
 //! - a child **cgroup v1** (`cpuacct` + `memory` hierarchies), where this process may create one
@@ -34,22 +36,25 @@
 //! `TIMEOUT (true)`, so the result does not count.
 
 mod cgroup;
+pub mod lifecycle;
+pub mod output;
 mod procfs;
+mod spawn;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{getrlimit, setrlimit, Resource};
+use lifecycle::PrivateTempDir;
+use spawn::{ceil_secs, wait_for, GroupGuard, SpawnSpec};
+
+use nix::sys::resource::{getrlimit, Resource};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
@@ -71,16 +76,20 @@ pub struct Limits {
     pub memory: Option<u64>,
     /// Time between SIGTERM and SIGKILL when a time limit is reached.
     pub grace: Duration,
+    /// Bytes of each of stdout and stderr written to its file before the rest is left out
+    /// (except its tail; see [`output`]).
+    pub output_cap: u64,
 }
 
 impl Default for Limits {
-    /// No limits, one second of grace.
+    /// No limits, one second of grace, [`output::DEFAULT_OUTPUT_CAP`].
     fn default() -> Self {
         Limits {
             cpu_time: None,
             wall_time: None,
             memory: None,
             grace: Duration::from_secs(1),
+            output_cap: output::DEFAULT_OUTPUT_CAP,
         }
     }
 }
@@ -88,7 +97,9 @@ impl Default for Limits {
 /// Where the tool runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkDir {
-    /// A fresh temporary directory, deleted after the run (output is read into the report first).
+    /// A fresh temporary directory, deleted when the report (and every clone of it) is dropped.
+    /// It is also the tool's `TMPDIR` (as in BenchExec), so temporary files the tool makes
+    /// (a Baton run inside a Baton run makes its own temporary directory) go with it.
     Fresh,
     /// A fresh temporary directory that is kept after the run (its path is in the report).
     FreshKept,
@@ -224,14 +235,18 @@ pub struct RunReport {
     pub measurement: Measurement,
     /// Why a cgroup was not used, when `measurement` is `Sampling` under [`MechanismChoice::Auto`].
     pub cgroup_unavailable: Option<String>,
-    /// Everything the tool wrote to stdout.
-    pub stdout: Vec<u8>,
-    /// Everything the tool wrote to stderr.
-    pub stderr: Vec<u8>,
-    /// The work directory (already deleted for [`WorkDir::Fresh`]).
+    /// The file with what the tool wrote to stdout (capped: see [`output`]).
+    pub stdout_path: PathBuf,
+    /// The file with what the tool wrote to stderr (capped: see [`output`]).
+    pub stderr_path: PathBuf,
+    /// Bytes of stdout and of stderr left out of their files because of the cap.
+    pub output_omitted: (u64, u64),
+    /// The work directory (for [`WorkDir::Fresh`] deleted when the report is dropped).
     pub workdir: PathBuf,
-    /// Whether `workdir` still exists after the run.
+    /// Whether `workdir` is kept after the report is dropped.
     pub workdir_kept: bool,
+    /// Keeps a [`WorkDir::Fresh`] directory while the report (or a clone) exists.
+    _fresh: Option<Arc<PrivateTempDir>>,
     /// The limit that was broken, if any.
     pub limit_hit: Option<LimitKind>,
     /// Processes of the run that could not be killed within 5 s after the end (0 normally).
@@ -249,6 +264,26 @@ impl RunReport {
             (None, None) => RunStatus::KilledBySignal(0),
         }
     }
+
+    /// What the tool wrote to stdout (lossy UTF-8; at most the cap plus the kept tail).
+    pub fn stdout_text(&self) -> Result<String, ExecError> {
+        read_text(&self.stdout_path)
+    }
+
+    /// What the tool wrote to stderr (lossy UTF-8; at most the cap plus the kept tail).
+    pub fn stderr_text(&self) -> Result<String, ExecError> {
+        read_text(&self.stderr_path)
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, ExecError> {
+    fs::read(path)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|source| ExecError::File {
+            what: "read",
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Why a tool could not be run at all.
@@ -290,6 +325,13 @@ pub enum ExecError {
         program: PathBuf,
         /// The cause.
         source: io::Error,
+    },
+    /// Baton was asked to stop (SIGINT, SIGTERM, SIGHUP; see [`lifecycle`]): the run was not
+    /// started, or ended early and killed; its outcome means nothing.
+    #[error("interrupted by signal {signal}")]
+    Interrupted {
+        /// The signal that asked Baton to stop.
+        signal: i32,
     },
     /// Waiting for the process failed.
     #[error("cannot wait for {program} (pid {pid}): {reason}")]
@@ -368,19 +410,16 @@ pub fn run(cmd: &ToolCommand, limits: &Limits) -> Result<RunReport, ExecError> {
 /// The prepared work directory of one run.
 struct Prepared {
     dir: PathBuf,
-    temp: Option<tempfile::TempDir>,
+    temp: Option<PrivateTempDir>,
     kept: bool,
 }
 
 fn prepare_workdir(workdir: &WorkDir) -> Result<Prepared, ExecError> {
     let temp = || {
-        tempfile::Builder::new()
-            .prefix("baton-run-")
-            .tempdir()
-            .map_err(|source| ExecError::WorkDir {
-                path: std::env::temp_dir(),
-                source,
-            })
+        PrivateTempDir::new().map_err(|source| ExecError::WorkDir {
+            path: std::env::temp_dir(),
+            source,
+        })
     };
     match workdir {
         WorkDir::Fresh => {
@@ -426,57 +465,19 @@ fn prepare_workdir(workdir: &WorkDir) -> Result<Prepared, ExecError> {
     }
 }
 
+/// Creates (or truncates) a file of the run, readable by its owner only.
 fn create_file(path: &Path) -> Result<File, ExecError> {
-    File::create(path).map_err(|source| ExecError::File {
-        what: "create",
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-fn read_file(path: &Path) -> Result<Vec<u8>, ExecError> {
-    fs::read(path).map_err(|source| ExecError::File {
-        what: "read",
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// How the main process ended, from `wait4`.
-struct Exit {
-    at: Instant,
-    status: libc::c_int,
-    rusage_cpu: Duration,
-    /// Largest resident set size of a single process among it and its waited-for descendants.
-    rusage_max_rss: u64,
-}
-
-fn timeval(tv: libc::timeval) -> Duration {
-    Duration::from_secs(tv.tv_sec.max(0) as u64) + Duration::from_micros(tv.tv_usec.max(0) as u64)
-}
-
-/// Blocks in `wait4` for `pid`; returns its status and the rusage CPU time of it and its
-/// waited-for descendants.
-fn wait_for(pid: i32) -> Result<Exit, io::Error> {
-    loop {
-        let mut status: libc::c_int = 0;
-        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `status` and `usage` are valid, exclusively borrowed out-pointers.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            return Ok(Exit {
-                at: Instant::now(),
-                status,
-                rusage_cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
-                rusage_max_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
-            });
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|source| ExecError::File {
+            what: "create",
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// The monitor's handle on the processes of a run.
@@ -522,74 +523,6 @@ impl Tracking {
     }
 }
 
-/// Rounds a duration up to whole seconds (for `RLIMIT_CPU`).
-fn ceil_secs(d: Duration) -> u64 {
-    d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
-}
-
-/// Everything needed to start the tool process (possibly twice, see [`run_with`]).
-struct SpawnSpec<'a> {
-    program: &'a Path,
-    arg0: &'a OsStr,
-    args: &'a [OsString],
-    env: &'a [(OsString, OsString)],
-    dir: &'a Path,
-    stdin: Option<&'a Path>,
-    stdout: &'a Path,
-    stderr: &'a Path,
-    /// Soft and hard `RLIMIT_CPU` in seconds.
-    cpu_rlimit: Option<(u64, u64)>,
-}
-
-impl SpawnSpec<'_> {
-    /// Starts the tool in its own process group; the child writes "0" to each of `procs_fds`
-    /// (joining those cgroups) and sets `RLIMIT_CPU` before it executes the tool.
-    fn spawn(&self, procs_fds: Vec<RawFd>) -> Result<(Child, Instant), ExecError> {
-        let stdin = match self.stdin {
-            Some(path) => Stdio::from(File::open(path).map_err(|source| ExecError::File {
-                what: "read",
-                path: path.to_path_buf(),
-                source,
-            })?),
-            None => Stdio::null(),
-        };
-        let mut command = Command::new(self.program);
-        command
-            .arg0(self.arg0)
-            .args(self.args)
-            .current_dir(self.dir)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(stdin)
-            .stdout(create_file(self.stdout)?)
-            .stderr(create_file(self.stderr)?)
-            .process_group(0);
-        let cpu_rlimit = self.cpu_rlimit;
-        // SAFETY: the closure runs in the child between fork and exec; it only makes the
-        // async-signal-safe system calls write(2) and setrlimit(2) on values prepared before
-        // forking, and allocates nothing.
-        unsafe {
-            command.pre_exec(move || {
-                for &fd in &procs_fds {
-                    let r = libc::write(fd, b"0".as_ptr().cast(), 1);
-                    if r != 1 {
-                        return Err(io::Error::last_os_error());
-                    }
-                }
-                if let Some((soft, hard)) = cpu_rlimit {
-                    setrlimit(Resource::RLIMIT_CPU, soft, hard).map_err(io::Error::from)?;
-                }
-                Ok(())
-            });
-        }
-        let start = Instant::now();
-        let child = command.spawn().map_err(|source| ExecError::Spawn {
-            program: self.program.to_path_buf(),
-            source,
-        })?;
-        Ok((child, start))
-    }
-}
-
 /// Runs a tool under limits with the given mechanism preference; see the module documentation.
 pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> Result<RunReport, ExecError> {
     let name = cmd.argv.first().ok_or(ExecError::EmptyCommand)?;
@@ -606,6 +539,9 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         },
     })?;
 
+    if let Some(signal) = lifecycle::stop_requested() {
+        return Err(ExecError::Interrupted { signal });
+    }
     let prepared = prepare_workdir(&cmd.workdir)?;
     let dir = prepared.dir.clone();
     let stdout_path = dir.join(STDOUT_FILE);
@@ -613,7 +549,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
     let stdin_path = match &cmd.stdin {
         Some(bytes) => {
             let path = dir.join(STDIN_FILE);
-            fs::write(&path, bytes).map_err(|source| ExecError::File {
+            io::Write::write_all(&mut create_file(&path)?, bytes).map_err(|source| ExecError::File {
                 what: "create",
                 path: path.clone(),
                 source,
@@ -642,8 +578,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         env: &cmd.env,
         dir: &dir,
         stdin: stdin_path.as_deref(),
-        stdout: &stdout_path,
-        stderr: &stderr_path,
+        tmpdir: prepared.temp.as_ref().map(PrivateTempDir::path),
         cpu_rlimit,
     };
 
@@ -654,7 +589,10 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
             Err(why) => (None, Some(why)),
         },
     };
-    let (child, start) = match &cg {
+    let mut cgroup_registration = cg
+        .as_ref()
+        .map(|c| lifecycle::register(c.dirs().into_iter().map(lifecycle::Resource::Cgroup).collect()));
+    let (mut child, start) = match &cg {
         Some(c) => match spec.spawn(c.procs_fds()) {
             Ok(started) => started,
             Err(e) => {
@@ -663,6 +601,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
                 // shows up again below.
                 cgroup_unavailable = Some(format!("starting the tool in the cgroup failed: {e}"));
                 cg = None;
+                cgroup_registration = None;
                 spec.spawn(Vec::new())?
             }
         },
@@ -674,6 +613,37 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         None => Measurement::Sampling,
     };
     let pid = child.id() as i32;
+    // From here on the process group is killed on every way out of this function.
+    let group = GroupGuard::new(pid);
+    let captures = [
+        (
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn io::Read + Send>),
+            &stdout_path,
+        ),
+        (
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn io::Read + Send>),
+            &stderr_path,
+        ),
+    ]
+    .map(|(source, path)| -> Result<Option<output::Capture>, ExecError> {
+        let file = create_file(path)?;
+        match source {
+            Some(source) => output::start(source, file, limits.output_cap)
+                .map(Some)
+                .map_err(|source| ExecError::File {
+                    what: "copy output to",
+                    path: path.clone(),
+                    source,
+                }),
+            None => Ok(None),
+        }
+    });
     // The waiter thread reaps the child; `child` itself is never waited on or killed by pid.
     drop(child);
     let (tx, rx) = mpsc::channel();
@@ -687,6 +657,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
     };
     let mut limit_hit: Option<LimitKind> = None;
     let mut term_sent: Option<Instant> = None;
+    let mut stop_sent: Option<(i32, Instant)> = None;
     let mut killed = false;
     let mut max_cgroup_mem: u64 = 0;
 
@@ -702,6 +673,19 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 break Err(io::Error::other("the waiter thread ended without a result"))
+            }
+        }
+        // Baton was asked to stop: end the run (SIGTERM, SIGKILL after a short grace).
+        if let Some(signal) = lifecycle::stop_requested() {
+            match stop_sent {
+                None => {
+                    tracking.signal_all(pid, Signal::SIGTERM);
+                    stop_sent = Some((signal, Instant::now()));
+                }
+                Some((_, at)) if at.elapsed() >= lifecycle::STOP_GRACE => {
+                    tracking.signal_all(pid, Signal::SIGKILL);
+                }
+                Some(_) => {}
             }
         }
         // Measure.
@@ -750,6 +734,17 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
 
     // The main process has ended (or waiting failed): nothing of the run may outlive it.
     let leftover_processes = tracking.kill_all(pid, Duration::from_secs(5));
+    group.disarm();
+    let [stdout_capture, stderr_capture] = captures;
+    let (stdout_capture, stderr_capture) = (stdout_capture?, stderr_capture?);
+    let patience = Duration::from_secs(2);
+    let output_omitted = (
+        stdout_capture.map_or(0, |c| c.finish(patience)),
+        stderr_capture.map_or(0, |c| c.finish(patience)),
+    );
+    if let Some((signal, _)) = stop_sent {
+        return Err(ExecError::Interrupted { signal });
+    }
     let exit = exit.map_err(|e| ExecError::Wait {
         program: program.clone(),
         pid,
@@ -771,6 +766,7 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
             false,
         ),
     };
+    drop(cgroup_registration);
 
     let (exit_code, signal) = if libc::WIFEXITED(exit.status) {
         (Some(libc::WEXITSTATUS(exit.status)), None)
@@ -816,11 +812,6 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         },
     };
 
-    let stdout = read_file(&stdout_path)?;
-    let stderr = read_file(&stderr_path)?;
-    let workdir_kept = prepared.kept;
-    drop(prepared.temp);
-
     Ok(RunReport {
         status,
         exit_code,
@@ -830,10 +821,12 @@ pub fn run_with(cmd: &ToolCommand, limits: &Limits, choice: MechanismChoice) -> 
         peak_memory,
         measurement,
         cgroup_unavailable,
-        stdout,
-        stderr,
+        stdout_path,
+        stderr_path,
+        output_omitted,
         workdir: dir,
-        workdir_kept,
+        workdir_kept: prepared.kept,
+        _fresh: prepared.temp.map(Arc::new),
         limit_hit,
         leftover_processes,
     })

@@ -269,9 +269,7 @@ pub fn run_flow(
             std::fs::canonicalize(dir).map_err(|e| internal("-", format!("{}: {e}", dir.display())))?
         }
         None => {
-            temp = tempfile::Builder::new()
-                .prefix("baton-run-")
-                .tempdir()
+            temp = exec::lifecycle::PrivateTempDir::new()
                 .map_err(|e| internal("-", format!("cannot create a temporary directory: {e}")))?;
             temp.path().to_path_buf()
         }
@@ -582,11 +580,11 @@ fn run_native(
         return Ok(result);
     }
     if report.status != RunStatus::Done {
-        let err = String::from_utf8_lossy(&report.stderr);
+        let err = report.stderr_text().map_err(|e| e.to_string())?;
         result.note = format!("baton verify failed: {}", err.lines().next().unwrap_or("").trim());
         return Ok(result);
     }
-    let json: serde_json::Value = serde_json::from_slice(&report.stdout)
+    let json: serde_json::Value = serde_json::from_str(&report.stdout_text().map_err(|e| e.to_string())?)
         .map_err(|e| format!("baton verify printed no JSON result: {e}"))?;
     let stage_verdict = json.get("verdict").and_then(|v| v.as_str()).unwrap_or("unknown");
     let reason = json
@@ -670,8 +668,8 @@ fn run_cbmc(
             result.note = format!("{name} killed by the stage budget");
             return Ok(result);
         }
-        let out = String::from_utf8_lossy(&report.stdout);
-        let err = String::from_utf8_lossy(&report.stderr);
+        let out = report.stdout_text().map_err(|e| e.to_string())?;
+        let err = report.stderr_text().map_err(|e| e.to_string())?;
         if let Some(cbmc::CbmcOutcome::Error(e)) = cbmc::step_failure(name, report.exit_code, &out, &err) {
             result.note = e;
             return Ok(result);
@@ -683,7 +681,7 @@ fn run_cbmc(
         result.note = "cbmc killed by the stage budget; nothing new covered".into();
         return Ok(result);
     }
-    let out = String::from_utf8_lossy(&report.stdout);
+    let out = report.stdout_text().map_err(|e| e.to_string())?;
     match cbmc::parse_output(&out, report.exit_code, unwind) {
         cbmc::CbmcOutcome::Violation {
             nondet_values,
@@ -740,7 +738,7 @@ fn run_afl(
     let report = run_step(&build, &limits(budget, Duration::ZERO), &dir.join("build"))?;
     result.add(&report);
     if report.status != RunStatus::Done {
-        let err = String::from_utf8_lossy(&report.stderr);
+        let err = report.stderr_text().map_err(|e| e.to_string())?;
         result.note = format!("afl build failed: {}", err.lines().next().unwrap_or("").trim());
         return Ok(result);
     }
@@ -840,7 +838,7 @@ fn run_klee(
             return Ok(result);
         }
         if i < 3 && report.status != RunStatus::Done {
-            let err = String::from_utf8_lossy(&report.stderr);
+            let err = report.stderr_text().map_err(|e| e.to_string())?;
             result.note = format!(
                 "klee build step {} failed: {}",
                 i + 1,
