@@ -647,7 +647,8 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     // Commands that start tools: stopped cleanly by SIGINT, SIGTERM and SIGHUP, and followed
-    // by a reaper for SIGKILL (see `lifecycle`).
+    // by a reaper for SIGKILL (see `lifecycle`). Installed before the command thread starts,
+    // which inherits the signal mask.
     if matches!(cli.command, Command::Run(_) | Command::Bench(_)) {
         let exe = std::env::current_exe().ok();
         if let Err(e) = lifecycle::install(exe.as_deref()) {
@@ -661,10 +662,9 @@ fn main() -> ExitCode {
     match command {
         // A panic has printed its message; 101 is Rust's exit status for it.
         Ok(thread) => thread.join().unwrap_or(ExitCode::from(101)),
-        Err(e) => {
-            eprintln!("error: cannot start the command thread: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => report(Err(Failure::other(format!(
+            "cannot start the command thread: {e}"
+        )))),
     }
 }
 

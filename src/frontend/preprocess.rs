@@ -8,7 +8,7 @@
 use super::{one_line, FrontendError};
 use crate::cfa::types::DataModel;
 use nix::sys::resource::{getrlimit, setrlimit, Resource};
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{killpg, SigSet, Signal};
 use nix::unistd::Pid;
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -58,12 +58,15 @@ pub(crate) fn preprocess(name: &str, text: &str, model: DataModel) -> Result<Str
         lowered(Resource::RLIMIT_FSIZE, MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
     ];
     // SAFETY: the closure runs in the child between fork and exec and only makes the
-    // async-signal-safe system calls prctl(2) and setrlimit(2) on values computed before.
+    // async-signal-safe system calls prctl(2), sigprocmask(2) and setrlimit(2) on values
+    // computed before.
     unsafe {
         command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            // Baton's threads may block signals (see `exec::lifecycle`); gcc gets none blocked.
+            SigSet::empty().thread_set_mask()?;
             for (resource, soft, hard) in limits {
                 setrlimit(resource, soft, hard)?;
             }
