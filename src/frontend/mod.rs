@@ -17,6 +17,7 @@ mod lines;
 mod lower;
 mod nesting;
 mod preprocess;
+mod reach;
 mod types;
 
 use crate::cfa::types::DataModel;
