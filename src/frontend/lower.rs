@@ -15,6 +15,7 @@
 use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
+use super::reach::reachable_definitions;
 use super::types::{character_constant, integer_constant, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -26,7 +27,7 @@ use crate::cfa::{
 };
 use lang_c::ast::{
     BinaryOperator, BlockItem, CallExpression, Constant, Declaration, DeclarationSpecifier, Declarator,
-    DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, ExternalDeclaration, ForInitializer,
+    DeclaratorKind, DerivedDeclarator, Ellipsis, Expression, Extension, ExternalDeclaration, ForInitializer,
     FunctionDefinition, Initializer, Label, SpecifierQualifier, Statement, StorageClassSpecifier, TypeName,
     TypeSpecifier, UnaryOperator,
 };
@@ -83,6 +84,9 @@ enum Sym {
     Const(i128),
     Typedef(CType),
     Func,
+    /// A file-scope object Baton cannot model (its type or its initializer): declaring it is
+    /// fine, using it is `unsupported` at the use. The string says what and where.
+    Unmodelled(String),
 }
 
 /// What a declared function looks like.
@@ -94,6 +98,26 @@ struct FuncInfo {
     variadic: bool,
     /// Set for functions with a body.
     id: Option<FuncId>,
+}
+
+/// A function definition's own return type and parameters, or why Baton cannot lower it
+/// (reported only if `main` reaches the function).
+type Definition = Result<(CType, Vec<(Option<String>, CType)>)>;
+
+/// What `unsupported` says about a function gcc runs before or after `main`.
+const RUNS_OUTSIDE_MAIN: &str = "function run before or after main (constructor or destructor attribute)";
+
+/// Whether a function's specifiers or declarator carry `__attribute__((constructor))` or
+/// `destructor`: gcc runs such a function although no call to it is reachable from `main`.
+fn runs_outside_main(specs: &[Node<DeclarationSpecifier>], d: &Node<Declarator>) -> bool {
+    let in_specs = specs.iter().flat_map(|s| match &s.node {
+        DeclarationSpecifier::Extension(es) => es.as_slice(),
+        _ => &[],
+    });
+    in_specs.chain(&d.node.extensions).any(|e| match &e.node {
+        Extension::Attribute(a) => matches!(a.name.node.trim_matches('_'), "constructor" | "destructor"),
+        _ => false,
+    })
 }
 
 /// What a declarator declares.
@@ -166,6 +190,10 @@ struct Lowerer<'a> {
     pos: usize,
     /// Globals defined with an initializer (a second initializer is a redefinition).
     initialized: HashSet<VarId>,
+    /// The functions the program defines (other than those with fixed meaning).
+    definitions: HashMap<String, Definition>,
+    /// Functions declared with a constructor or destructor attribute.
+    run_outside_main: HashSet<String>,
     /// Statements and expressions being lowered, one inside the other (bounded by
     /// [`MAX_NESTING`]).
     depth: usize,
@@ -184,7 +212,11 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         functions: Vec::new(),
         locations: Vec::new(),
         edges: Vec::new(),
-        scopes: vec![HashMap::new()],
+        // gcc's built-in type behind `va_list` (`<stdarg.h>`, `<stdio.h>`).
+        scopes: vec![HashMap::from([(
+            "__builtin_va_list".to_string(),
+            Sym::Typedef(CType::Unsupported("va_list".into())),
+        )])],
         enum_tags: HashMap::new(),
         funcs: HashMap::new(),
         globals: HashMap::new(),
@@ -192,24 +224,37 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         fs: None,
         pos: 0,
         initialized: HashSet::new(),
+        definitions: HashMap::new(),
+        run_outside_main: HashSet::new(),
         depth: 0,
     };
     // Pass 1: declarations and function signatures, in order.
-    let mut bodies = Vec::new();
+    let mut definitions = Vec::new();
     for ext in &parse.unit.0 {
         match &ext.node {
             ExternalDeclaration::Declaration(d) => l.global_declaration(d)?,
             ExternalDeclaration::StaticAssert(_) => {}
             ExternalDeclaration::FunctionDefinition(fd) => {
-                if let Some(id) = l.register_definition(fd)? {
-                    bodies.push((id, fd));
+                if let Some(name) = l.register_definition(fd)? {
+                    definitions.push((name, fd));
                 }
             }
         }
     }
-    // Pass 2: function bodies.
-    for (id, fd) in bodies {
-        l.function_body(id, fd)?;
+    // Pass 2: the functions `main` reaches, in program order; the others never run.
+    let reached = reachable_definitions(&definitions, |offset| lines.pos(offset).file == 0);
+    let mut bodies = Vec::new();
+    for (i, (name, fd)) in definitions.iter().enumerate() {
+        if let Some(&origin) = reached.get(&i) {
+            let id = l
+                .define_function(name, fd)
+                .map_err(|e| l.at_program_line(e, origin))?;
+            bodies.push((id, fd, origin));
+        }
+    }
+    for (id, fd, origin) in bodies {
+        l.function_body(id, fd)
+            .map_err(|e| l.at_program_line(e, origin))?;
     }
     l.finish(name, hash)
 }
@@ -241,6 +286,27 @@ impl<'a> Lowerer<'a> {
             file: self.lines.file_name(p.file).to_string(),
             line: p.line,
             construct: one_line(&what.into()),
+        }
+    }
+
+    /// An `unsupported` error inside code outside the program's own file (a function a header
+    /// defines), named at the line of the program that reached that code (`origin`).
+    fn at_program_line(&self, e: FrontendError, origin: Option<usize>) -> FrontendError {
+        let program = self.lines.file_name(0);
+        match (e, origin) {
+            (
+                FrontendError::Unsupported {
+                    file,
+                    line,
+                    construct,
+                },
+                Some(at),
+            ) if file != program => FrontendError::Unsupported {
+                file: program.to_string(),
+                line: self.lines.pos(at).line,
+                construct: format!("{construct} (at {file}:{line})"),
+            },
+            (e, _) => e,
         }
     }
 
@@ -525,7 +591,23 @@ impl<'a> Lowerer<'a> {
             DeclaratorKind::Declarator(inner) => {
                 let inner_ptr = has(&inner.node, &is_ptr);
                 if has(&d.node, &is_fn) && inner_ptr {
-                    return Err(self.unsupported(d.span.start, "function pointer"));
+                    // A function pointer is a type like any other Baton does not model: only
+                    // a value of it is `unsupported`, so prototypes such as `atexit`'s are fine.
+                    let fp = CType::Unsupported("function pointer".into());
+                    if let (name, Declared::Function { params, variadic, .. }) =
+                        self.declarator(CType::Void, inner)?
+                    {
+                        // A function returning a function pointer, such as `signal`.
+                        return Ok((
+                            name,
+                            Declared::Function {
+                                ret: fp,
+                                params,
+                                variadic,
+                            },
+                        ));
+                    }
+                    return Ok((declarator_name(inner), Declared::Object(fp)));
                 }
                 if d.node.derived.is_empty() {
                     return self.declarator(base, inner);
@@ -641,18 +723,39 @@ impl<'a> Lowerer<'a> {
             self.pos = id.span.start;
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
+            if matches!(declared, Declared::Function { .. })
+                && runs_outside_main(&d.node.specifiers, &id.node.declarator)
+            {
+                if self.definitions.contains_key(&name) {
+                    return Err(self.unsupported(id.span.start, RUNS_OUTSIDE_MAIN));
+                }
+                self.run_outside_main.insert(name.clone());
+            }
             let Some(t) = self.declare_name(&name, &storage, declared) else {
                 continue;
             };
             let is_extern = matches!(storage, Some(StorageClassSpecifier::Extern));
-            self.global_variable(
+            let declared = self.global_variable(
                 &name,
                 &name,
                 t,
                 id.node.initializer.as_ref(),
                 is_extern,
                 id.span.start,
-            )?;
+            );
+            match declared {
+                Ok(_) => {}
+                // Only a use of the object is a reason to reject the program.
+                Err(FrontendError::Unsupported {
+                    file,
+                    line,
+                    construct,
+                }) => {
+                    let what = format!("{construct} (`{name}` declared at {file}:{line})");
+                    self.scopes[0].insert(name, Sym::Unmodelled(what));
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     }
@@ -735,35 +838,65 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn register_definition(&mut self, fd: &Node<FunctionDefinition>) -> Result<Option<FuncId>> {
+    /// Registers a function definition's signature (pass 1) and gives its name, unless the
+    /// name has a fixed meaning. What Baton cannot lower in the signature is remembered and
+    /// reported only if `main` reaches the function ([`Self::define_function`]).
+    fn register_definition(&mut self, fd: &Node<FunctionDefinition>) -> Result<Option<String>> {
         self.pos = fd.span.start;
+        let at = fd.span.start;
+        let name = declarator_name(&fd.node.declarator)
+            .ok_or_else(|| self.malformed(at, "function without a name"))?;
         let (base, _) = self.decl_specs(&fd.node.specifiers)?;
-        let (name, declared) = self.declarator(base, &fd.node.declarator)?;
-        let name = name.ok_or_else(|| self.malformed(fd.span.start, "function without a name"))?;
-        let Declared::Function {
-            ret,
-            params,
-            variadic,
-        } = declared
-        else {
-            return Err(self.malformed(fd.span.start, "function definition without parameter list"));
+        let signature = match self.declarator(base, &fd.node.declarator) {
+            Ok((
+                _,
+                Declared::Function {
+                    ret,
+                    params,
+                    variadic,
+                },
+            )) => {
+                let params = params.unwrap_or_default();
+                self.register_function(&name, ret.clone(), Some(params.clone()), variadic);
+                if !fd.node.declarations.is_empty() {
+                    Err(self.unsupported(at, "K&R-style function definition"))
+                } else if variadic {
+                    Err(self.unsupported(at, format!("variadic function `{name}`")))
+                } else {
+                    Ok((ret, params))
+                }
+            }
+            Ok((_, Declared::Object(_))) => {
+                return Err(self.malformed(at, "function definition without parameter list"))
+            }
+            Err(e @ FrontendError::Unsupported { .. }) => {
+                self.scopes[0].insert(name.clone(), Sym::Func);
+                Err(e)
+            }
+            Err(e) => return Err(e),
         };
-        if !fd.node.declarations.is_empty() {
-            return Err(self.unsupported(fd.span.start, "K&R-style function definition"));
-        }
-        let params = params.unwrap_or_default();
-        self.register_function(&name, ret.clone(), Some(params.clone()), variadic);
         if is_special(&name) {
             return Ok(None);
         }
-        if let Some(info) = self.funcs.get(&name) {
-            if info.id.is_some() {
-                return Err(self.malformed(fd.span.start, format!("redefinition of `{name}`")));
-            }
+        if self.definitions.insert(name.clone(), signature).is_some() {
+            return Err(self.malformed(at, format!("redefinition of `{name}`")));
         }
-        if variadic {
-            return Err(self.unsupported(fd.span.start, format!("variadic function `{name}`")));
+        if runs_outside_main(&fd.node.specifiers, &fd.node.declarator)
+            || self.run_outside_main.contains(&name)
+        {
+            return Err(self.unsupported(at, RUNS_OUTSIDE_MAIN));
         }
+        Ok(Some(name))
+    }
+
+    /// Creates the function of a definition that `main` reaches; its body is lowered later.
+    fn define_function(&mut self, name: &str, fd: &Node<FunctionDefinition>) -> Result<FuncId> {
+        self.pos = fd.span.start;
+        let (ret, _) = match self.definitions.get(name) {
+            Some(Ok(signature)) => signature.clone(),
+            Some(Err(e)) => return Err(e.clone()),
+            None => return Err(self.malformed(fd.span.start, "unknown function")),
+        };
         let return_type = match &ret {
             CType::Void => None,
             t => Some(self.value_type(t, fd.span.start)?),
@@ -773,7 +906,7 @@ impl<'a> Lowerer<'a> {
         let exit = self.new_loc_in(id, LocationKind::FunctionExit);
         let source = self.src(fd.span.start);
         self.functions.push(Function {
-            name: name.clone(),
+            name: name.to_string(),
             params: Vec::new(),
             return_type,
             return_var: None,
@@ -782,10 +915,10 @@ impl<'a> Lowerer<'a> {
             locations: Vec::new(),
             source,
         });
-        if let Some(info) = self.funcs.get_mut(&name) {
+        if let Some(info) = self.funcs.get_mut(name) {
             info.id = Some(id);
         }
-        Ok(Some(id))
+        Ok(id)
     }
 
     fn function_body(&mut self, id: FuncId, fd: &Node<FunctionDefinition>) -> Result<()> {
@@ -1349,6 +1482,7 @@ impl<'a> Lowerer<'a> {
                     self.check_extern(v, e.span.start)?;
                     Ok((v, t))
                 }
+                Some(Sym::Unmodelled(what)) => Err(self.unsupported(e.span.start, what.clone())),
                 Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
                 None => {
                     Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name)))
@@ -1393,6 +1527,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Some(Sym::Const(c)) => int(Expr::int(c)),
                 Some(Sym::Func) => Err(self.unsupported(at, "function pointer (function used as a value)")),
+                Some(Sym::Unmodelled(what)) => Err(self.unsupported(at, what)),
                 Some(Sym::Typedef(_)) => Err(self.malformed(at, "type name used as a value")),
                 None => Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name))),
             },
@@ -1450,6 +1585,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Expression::BinaryOperator(b) => self.binary(b, used, at),
+            Expression::Conditional(c) if self.fs.is_none() => self.constant_conditional(c),
             Expression::Conditional(c) => {
                 let lt = self.new_loc()?;
                 let le = self.new_loc()?;
@@ -1517,6 +1653,23 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `c ? a : b` in a constant expression (outside functions, as in glibc's `<ctype.h>`):
+    /// the value of the operand `c` chooses, in the common type of both.
+    fn constant_conditional(&mut self, c: &Node<lang_c::ast::ConditionalExpression>) -> Result<Option<Val>> {
+        let chosen = self.const_eval(&c.node.condition)? != 0;
+        let a = self.rvalue(&c.node.then_expression)?;
+        let b = self.rvalue(&c.node.else_expression)?;
+        if a.ptr || b.ptr {
+            return Err(self.unsupported(c.span.start, "non-constant initializer"));
+        }
+        let ty = IntType::common(a.e.ty, b.e.ty);
+        let v = if chosen { a } else { b };
+        Ok(Some(Val {
+            e: v.e.cast(ty),
+            ptr: false,
+        }))
+    }
+
     fn size_of(&self, t: &CType, at: usize) -> Result<i128> {
         Ok(match t {
             CType::Void => 1,
@@ -1533,6 +1686,7 @@ impl<'a> Lowerer<'a> {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
                 Some(Sym::Var(_, t)) => t.clone(),
                 Some(Sym::Const(_)) => CType::Int(IntType::INT),
+                Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what.clone())),
                 _ => return Err(self.unsupported(at, "sizeof of this expression")),
             },
             Expression::Constant(c) => match &c.node {
@@ -1747,6 +1901,21 @@ impl<'a> Lowerer<'a> {
         };
         match op {
             B::Index => Err(self.unsupported(at, "array subscript")),
+            // In a constant expression (outside functions) `&&` and `||` evaluate the right
+            // operand only when the left one does not decide.
+            B::LogicalAnd | B::LogicalOr if self.fs.is_none() => {
+                let left = self.const_eval(&b.node.lhs)? != 0;
+                let decided = left == (op == B::LogicalOr);
+                let value = if decided {
+                    left
+                } else {
+                    self.const_eval(&b.node.rhs)? != 0
+                };
+                Ok(Some(Val {
+                    e: Expr::int(i128::from(value)),
+                    ptr: false,
+                }))
+            }
             B::LogicalAnd | B::LogicalOr => {
                 if !used {
                     // Statement context: `a && f();` runs `f()` only when `a` holds.
@@ -1886,7 +2055,7 @@ impl<'a> Lowerer<'a> {
             Expression::Identifier(id) => id.node.name.clone(),
             _ => return Err(self.unsupported(at, "call through function pointer")),
         };
-        if let Some(Sym::Var(..)) = self.lookup(&name) {
+        if let Some(Sym::Var(..) | Sym::Unmodelled(_)) = self.lookup(&name) {
             return Err(self.unsupported(at, "call through function pointer"));
         }
         let args = &c.node.arguments;

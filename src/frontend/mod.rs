@@ -4,7 +4,10 @@
 //! Baton models only integers (pointers are pointer-width unsigned integers that may only be
 //! stored, compared, cast and passed). Everything else is rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
-//! can give a verdict about a program it does not understand.
+//! can give a verdict about a program it does not understand. Only what the program uses
+//! counts: declarations (libc prototypes with function pointers, typedefs of structs, objects of
+//! unmodelled types) and functions `main` never reaches are never a reason to reject it, and
+//! an error inside a header's code names the program's line that reached it.
 //!
 //! sv-benchmarks conventions the lowering follows:
 //! - `reach_error()` / `__VERIFIER_error()` are the property violation, whatever their body.
@@ -18,6 +21,7 @@ mod lower;
 mod nesting;
 mod parse;
 mod preprocess;
+mod reach;
 mod types;
 
 use crate::cfa::types::DataModel;
