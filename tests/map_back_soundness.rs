@@ -4,10 +4,12 @@
 //! For own programs and for the Table II tasks: reduce by an accumulated condition `A`, emit
 //! the residual as C and read it back as a tool does, run the explicit analysis on it (or take
 //! CBMC's bounded condition of the residual CFA), map its condition back, and check on
-//! deterministic random input lists (tests/support/res_check.rs) that every execution the
+//! deterministic random input lists (tests/support/map_check.rs) that every execution the
 //! mapped condition covers is covered by `A` or, on the residual, by the residual condition,
 //! and never reaches the error; then that the residual of `A ∪ mapped` still satisfies Res.
 
+#[path = "support/map_check.rs"]
+mod map_check;
 #[path = "support/res_check.rs"]
 mod res_check;
 
@@ -23,7 +25,8 @@ use baton::cpa::monitor::GiveUp;
 use baton::reducer::align::Alignment;
 use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
-use res_check::{check_mapped, check_res, input_lists, MapTally, Tally};
+use map_check::{check_mapped, MapTally};
+use res_check::{check_res, input_lists, Tally};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -17,11 +17,6 @@
 //!   that completes the covering prefix: the residual run must *block* (assumption violated or
 //!   stuck) after consuming no more inputs than the original. This stronger property is checked,
 //!   and it implies the weaker one.
-//!
-//! [`check_mapped`] checks a condition mapped back from a residual program
-//! (`baton::condition::map_back`) the same way: an original execution the mapped condition
-//! covers must be covered by the accumulated condition or have its residual execution covered
-//! by the residual condition (covering = verified), and must not reach the error.
 
 use baton::cfa::expr::{Expr, ExprKind};
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
@@ -85,7 +80,7 @@ impl std::ops::AddAssign for Tally {
 
 /// Largest number of residual edges one original step can turn into (an inlined call becomes
 /// one assignment per parameter, the silent return one more edge).
-fn step_factor(program: &Program) -> u64 {
+pub fn step_factor(program: &Program) -> u64 {
     let params = program
         .functions
         .iter()
@@ -172,104 +167,6 @@ pub fn check_res(
         } else if o != Outcome::Limit && o != r {
             // (b) an uncovered finite execution of the original happens in the residual.
             fail("(b) uncovered execution of the original is missing from the residual");
-        }
-    }
-    violations
-}
-
-/// Counts of what [`check_mapped`] saw.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct MapTally {
-    pub runs: usize,
-    /// Runs the mapped condition covers and the accumulated one does not.
-    pub newly_covered: usize,
-    /// Runs the residual condition covers (on the residual) and the accumulated one does not.
-    pub residual_covered: usize,
-    /// Of those, runs that end normally on the original and the mapped condition misses.
-    pub missed: usize,
-    /// Runs not judged because the residual run hit its step limit.
-    pub unjudged: usize,
-}
-
-impl std::ops::AddAssign for MapTally {
-    fn add_assign(&mut self, o: MapTally) {
-        self.runs += o.runs;
-        self.newly_covered += o.newly_covered;
-        self.residual_covered += o.residual_covered;
-        self.missed += o.missed;
-        self.unjudged += o.unjudged;
-    }
-}
-
-/// Checks a condition `mapped` back to `original` from `residual_condition` about
-/// `residual_program` (the residual CFA or the CFA re-read from its C), with `accumulated`
-/// the condition the residual was reduced by; returns the violations found:
-///
-/// - (m1) an execution that `mapped` covers and `accumulated` does not is, on the residual
-///   program (same inputs), covered by `residual_condition`;
-/// - (m2) an execution that `mapped` covers does not reach the error.
-///
-/// The residual program gets `8 × step_factor` times the original's steps plus its
-/// declarations (an emitted statement lowers to a few edges).
-#[allow(clippy::too_many_arguments)]
-pub fn check_mapped(
-    name: &str,
-    original: &Program,
-    accumulated: &ConditionAutomaton,
-    mapped: &ConditionAutomaton,
-    residual_condition: &ConditionAutomaton,
-    residual_program: &Program,
-    inputs: &[Vec<i128>],
-    max_steps: u64,
-    tally: &mut MapTally,
-) -> Vec<String> {
-    let mut violations = Vec::new();
-    let factor = step_factor(original);
-    for input in inputs {
-        let orig = execute(
-            original,
-            input,
-            &ExecOptions {
-                max_steps,
-                record_path: true,
-            },
-        );
-        let res = execute(
-            residual_program,
-            input,
-            &ExecOptions {
-                max_steps: (orig.steps + 1) * 8 * factor + residual_program.variables.len() as u64,
-                record_path: true,
-            },
-        );
-        let by_accumulated = accumulated.covers(&orig.path);
-        let by_mapped = mapped.covers(&orig.path);
-        let by_residual = residual_condition.covers(&res.path);
-        tally.runs += 1;
-        let mut fail = |what: &str| {
-            violations.push(format!(
-                "{name}: {what}: inputs {input:?}: original {}, residual {}",
-                orig.ending, res.ending
-            ))
-        };
-        if by_mapped && orig.ending.is_error() {
-            fail("(m2) the mapped condition covers an execution that reaches the error");
-        }
-        if by_mapped && !by_accumulated {
-            tally.newly_covered += 1;
-            if !by_residual {
-                if outcome(&res) == Outcome::Limit {
-                    tally.unjudged += 1;
-                } else {
-                    fail("(m1) the mapped condition covers an execution the residual condition does not");
-                }
-            }
-        }
-        if by_residual && !by_accumulated {
-            tally.residual_covered += 1;
-            if !by_mapped && matches!(outcome(&orig), Outcome::Normal(_)) {
-                tally.missed += 1;
-            }
         }
     }
     violations
