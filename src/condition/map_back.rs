@@ -44,6 +44,10 @@ use std::path::Path;
 /// Default bound on the states of a mapped condition.
 pub const DEFAULT_MAX_STATES: usize = 1_000_000;
 
+/// Largest condition file [`map_back_file`] reads: mapping runs in Baton itself, outside any
+/// stage's budget, and a condition of millions of ARG states takes gigabytes to read.
+pub const MAX_CONDITION_BYTES: u64 = 64 << 20;
+
 /// Why a residual condition could not be mapped back.
 #[derive(Debug, thiserror::Error)]
 pub enum MapBackError {
@@ -55,6 +59,8 @@ pub enum MapBackError {
     Alignment { expected: usize, found: usize },
     #[error("the mapped condition would exceed {limit} states")]
     TooLarge { limit: usize },
+    #[error("{file}: {bytes} bytes, more than the {limit} bytes Baton maps back")]
+    FileTooLarge { file: String, bytes: u64, limit: u64 },
 }
 
 /// The condition about `original` that covers what `condition` (about the program `alignment`
@@ -138,6 +144,14 @@ pub fn map_back_file(
     residual_file: &Path,
     condition_file: &Path,
 ) -> Result<ConditionAutomaton, MapBackError> {
+    let bytes = std::fs::metadata(condition_file).map(|m| m.len()).unwrap_or(0);
+    if bytes > MAX_CONDITION_BYTES {
+        return Err(MapBackError::FileTooLarge {
+            file: condition_file.display().to_string(),
+            bytes,
+            limit: MAX_CONDITION_BYTES,
+        });
+    }
     let reread = crate::frontend::load_program(residual_file, original.data_model)
         .map_err(|e| MapBackError::Program(e.to_string()))?;
     let condition = super::load(condition_file, &reread)?;
@@ -324,6 +338,12 @@ mod tests {
         }
     }
 
+    /// The fixture and its residual program for "nothing verified" (calls inlined).
+    fn fixture_residual() -> (Program, Residual) {
+        let (program, residual) = fixture_residual();
+        (program, residual)
+    }
+
     /// The residual edges that read the original edge `g`.
     fn reading(residual: &Residual, g: u32) -> BTreeSet<EdgeId> {
         residual
@@ -375,10 +395,7 @@ mod tests {
 
     #[test]
     fn residual_branch_condition_maps_to_the_original_branch() {
-        let program = fixtures::program();
-        let nothing = ConditionAutomaton::nothing_verified(&program.hash);
-        let residual =
-            reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        let (program, residual) = fixture_residual();
         let c = accept_on(&residual, reading(&residual, 3));
         let m = mapped(&program, &residual, &c);
         assert!(m.covers(&path(ELSE_OK)) && m.covers(&path(ELSE_ERR)) && m.covers(&path(&[0, 1, 3])));
@@ -389,10 +406,7 @@ mod tests {
     /// carried to the original edge before it (`f`'s return statement), never earlier.
     #[test]
     fn acceptance_on_a_silent_return_moves_to_the_edge_before() {
-        let program = fixtures::program();
-        let nothing = ConditionAutomaton::nothing_verified(&program.hash);
-        let residual =
-            reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        let (program, residual) = fixture_residual();
         // The residual's silent edges: the return from `f` and `main`'s final return.
         let returns: BTreeSet<EdgeId> = silent(&residual)
             .into_iter()
@@ -453,10 +467,7 @@ mod tests {
 
     #[test]
     fn trivial_residual_conditions_map_to_trivial_conditions() {
-        let program = fixtures::program();
-        let nothing = ConditionAutomaton::nothing_verified(&program.hash);
-        let residual =
-            reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        let (program, residual) = fixture_residual();
         let full = ConditionAutomaton::fully_verified(&residual.program.hash);
         assert!(mapped(&program, &residual, &full).is_trivial_full());
         let none = ConditionAutomaton::nothing_verified(&residual.program.hash);
@@ -471,10 +482,7 @@ mod tests {
     /// emitted C, from the label of its source to the label of its target (or the error).
     #[test]
     fn reread_cfa_spells_every_residual_edge() {
-        let program = fixtures::program();
-        let nothing = ConditionAutomaton::nothing_verified(&program.hash);
-        let residual =
-            reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        let (program, residual) = fixture_residual();
         let text = emit_c(&residual.program);
         let reread = crate::frontend::load_source("residual.c", &text, program.data_model)
             .unwrap_or_else(|err| panic!("{err}"));

@@ -364,8 +364,21 @@ pub fn run_flow(
         if let Some(c) = result.condition {
             if !c.is_trivial_empty() {
                 conditions.push(c);
-                accumulated =
+                let united =
                     condition::union(&conditions).map_err(|e| internal(&stage.name, e.to_string()))?;
+                // A condition mapped back from a residual is used only if the next residual
+                // gets no larger than this one.
+                if input
+                    .residual
+                    .as_ref()
+                    .is_some_and(|r| !reducer::no_larger(&original, &united, r))
+                {
+                    conditions.pop();
+                    row.note
+                        .push_str("; mapped-back condition not used: it would enlarge the residual program");
+                } else {
+                    accumulated = united;
+                }
             }
         }
         row.covered_share = accumulated.summary(&original).covered_share();

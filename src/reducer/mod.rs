@@ -71,6 +71,14 @@ impl Residual {
     }
 }
 
+/// True if the residual program of `condition` has at most as many locations as `than` (a
+/// condition that grew by a mapped-back one can unroll the program: more locations, fewer
+/// paths). Stops as soon as the bound is passed.
+pub fn no_larger(program: &Program, condition: &ConditionAutomaton, than: &Residual) -> bool {
+    let limit = than.program.locations.len();
+    reduce(program, condition, limit).is_ok_and(|r| r.program.locations.len() <= limit)
+}
+
 /// Default bound on residual locations: conditions from long analyses can unroll a lot.
 pub const DEFAULT_MAX_LOCATIONS: usize = 2_000_000;
 
