@@ -340,7 +340,10 @@ mod tests {
 
     /// The fixture and its residual program for "nothing verified" (calls inlined).
     fn fixture_residual() -> (Program, Residual) {
-        let (program, residual) = fixture_residual();
+        let program = fixtures::program();
+        let nothing = ConditionAutomaton::nothing_verified(&program.hash);
+        let residual =
+            reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
         (program, residual)
     }
 
