@@ -15,7 +15,8 @@
 //!   accumulated condition does not cover is an execution of the residual program.
 //! * A condition computed on a residual program talks about the residual (another program
 //!   hash); [`condition::map_back`] carries it back to the original through the reducer's
-//!   provenance before it joins the accumulated condition.
+//!   provenance before it joins the accumulated condition, unless the next residual program
+//!   would get larger (a path-sensitive condition can unroll the program).
 //! * A stage killed by its budget (TIMEOUT, OUT OF MEMORY) or failing adds nothing.
 //! * CBMC's "safe within bound K" on the original program adds the bounded condition of
 //!   [`crate::adapters::bounded`]; on a residual program, the bounded condition of the
