@@ -12,6 +12,12 @@ use super::{LocId, Operation, Program, Scope, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+/// The C label of a location in the emitted C. [`crate::reducer::align`] finds the residual's
+/// locations by these labels in the CFA a tool builds from the emitted file.
+pub fn location_label(l: LocId) -> String {
+    format!("L{}", l.0)
+}
+
 /// C identifiers for every variable: unique, valid, and not clashing with functions.
 fn variable_names(program: &Program) -> Vec<String> {
     let mut used: BTreeSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
@@ -146,7 +152,7 @@ pub fn emit_c(program: &Program) -> String {
         for v in &locals {
             let _ = writeln!(out, "  {} {};", program.variable(*v).ty.c_name(model), name(*v));
         }
-        let label = |l: LocId| format!("L{}", l.0);
+        let label = location_label;
         let block = match f.return_type {
             Some(_) => "__VERIFIER_assume(0); return 0;",
             None => "__VERIFIER_assume(0); return;",

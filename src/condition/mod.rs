@@ -19,6 +19,7 @@
 pub mod cpachecker;
 pub mod from_arg;
 pub mod graphml;
+pub mod map_back;
 
 use crate::cfa::{EdgeId, Operation, Program};
 use serde::{Deserialize, Serialize};

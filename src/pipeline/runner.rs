@@ -14,11 +14,13 @@
 //! * A `true` on a residual program means the whole program is verified: every execution the
 //!   accumulated condition does not cover is an execution of the residual program.
 //! * A condition computed on a residual program talks about the residual (another program
-//!   hash); it is not mapped back, so such a stage adds nothing to the accumulated condition
-//!   (sound: the condition only gets smaller than what was verified).
+//!   hash); [`condition::map_back`] carries it back to the original through the reducer's
+//!   provenance before it joins the accumulated condition, unless the next residual program
+//!   would get larger (a path-sensitive condition can unroll the program).
 //! * A stage killed by its budget (TIMEOUT, OUT OF MEMORY) or failing adds nothing.
 //! * CBMC's "safe within bound K" on the original program adds the bounded condition of
-//!   [`crate::adapters::bounded`]; on a residual program it adds nothing.
+//!   [`crate::adapters::bounded`]; on a residual program, the bounded condition of the
+//!   residual CFA mapped back.
 //! * AFL++ and KLEE only ever contribute bugs (after replay); their conditions are empty.
 //!
 //! Native stages run as a subprocess of Baton itself (`baton verify … --json`) so that the
@@ -233,8 +235,9 @@ impl StageResult {
 /// The program a stage runs on.
 struct StageProgram {
     file: PathBuf,
-    /// True if `file` is a residual program (conditions on it are not about the original).
-    residual: bool,
+    /// The residual program with its provenance when `file` was emitted from it (conditions
+    /// on it are mapped back to the original).
+    residual: Option<Box<reducer::Residual>>,
     locations: usize,
     /// The accumulated condition written for guide mode.
     guide: Option<PathBuf>,
@@ -326,7 +329,7 @@ pub fn run_flow(
             }
             Err(e) => return Err(internal(&stage.name, e)),
         };
-        if input.residual {
+        if input.residual.is_some() {
             row.input = "residual".into();
         }
         row.program_locations = input.locations;
@@ -360,8 +363,21 @@ pub fn run_flow(
         if let Some(c) = result.condition {
             if !c.is_trivial_empty() {
                 conditions.push(c);
-                accumulated =
+                let united =
                     condition::union(&conditions).map_err(|e| internal(&stage.name, e.to_string()))?;
+                // A condition mapped back from a residual is used only if the next residual
+                // gets no larger than this one.
+                if input
+                    .residual
+                    .as_ref()
+                    .is_some_and(|r| !reducer::no_larger(&original, &united, r))
+                {
+                    conditions.pop();
+                    row.note
+                        .push_str("; mapped-back condition not used: it would enlarge the residual program");
+                } else {
+                    accumulated = united;
+                }
             }
         }
         row.covered_share = accumulated.summary(&original).covered_share();
@@ -422,7 +438,7 @@ fn prepare_input(
 ) -> Result<Prepared, String> {
     let plain = |guide: Option<PathBuf>| StageProgram {
         file: original_file.to_path_buf(),
-        residual: false,
+        residual: None,
         locations: original.locations.len(),
         guide,
     };
@@ -465,8 +481,8 @@ fn prepare_input(
                 .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
             Ok(Prepared::Program(StageProgram {
                 file: path,
-                residual: true,
                 locations: residual.program.locations.len(),
+                residual: Some(Box::new(residual)),
                 guide: None,
             }))
         }
@@ -595,7 +611,7 @@ fn run_native(
     match crate::bench::report::parse_verdict(stage_verdict) {
         Verdict::True => {
             result.verdict = Verdict::True;
-            result.note = if input.residual {
+            result.note = if input.residual.is_some() {
                 "the residual program is verified, hence the whole program".into()
             } else {
                 reason
@@ -613,15 +629,14 @@ fn run_native(
         }
         Verdict::Unknown => {
             result.note = reason;
-            if input.residual {
-                result
-                    .note
-                    .push_str("; condition is about the residual program: nothing new for the original");
-            } else {
-                match condition::load(&condition_out, original) {
-                    Ok(c) => result.condition = Some(c),
-                    Err(e) => result.note.push_str(&format!("; condition not used: {e}")),
-                }
+            let loaded = match &input.residual {
+                Some(r) => condition::map_back::map_back_file(original, r, &input.file, &condition_out)
+                    .map_err(|e| e.to_string()),
+                None => condition::load(&condition_out, original).map_err(|e| e.to_string()),
+            };
+            match loaded {
+                Ok(c) => result.condition = Some(c),
+                Err(e) => result.note.push_str(&format!("; condition not used: {e}")),
             }
         }
     }
@@ -696,22 +711,29 @@ fn run_cbmc(
             result.note = format!("cbmc: safe, all loops fully unwound (unwind {unwind})");
         }
         cbmc::CbmcOutcome::SafeWithinBound { unwind } => {
-            if input.residual {
-                result.note = format!(
-                    "cbmc: safe within unwind {unwind} on the residual program: nothing new for the original"
-                );
-            } else {
-                let c = bounded::bounded_condition(original, unwind, bounded::DEFAULT_MAX_STATES);
-                result.note = if c.is_trivial_empty() {
+            let c = match &input.residual {
+                Some(r) => condition::map_back::map_back_residual(
+                    original,
+                    r,
+                    &bounded::bounded_condition(&r.program, unwind, bounded::DEFAULT_MAX_STATES),
+                ),
+                None => Ok(bounded::bounded_condition(
+                    original,
+                    unwind,
+                    bounded::DEFAULT_MAX_STATES,
+                )),
+            };
+            result.note = match &c {
+                Err(e) => format!("cbmc: safe within unwind {unwind}; bounded condition not used: {e}"),
+                Ok(c) if c.is_trivial_empty() => {
                     format!("cbmc: safe within unwind {unwind}; no bounded condition for this program")
-                } else {
-                    format!(
-                        "cbmc: safe within unwind {unwind}; paths with at most {} loop-head visits verified",
-                        unwind.saturating_sub(1)
-                    )
-                };
-                result.condition = Some(c);
-            }
+                }
+                Ok(_) => format!(
+                    "cbmc: safe within unwind {unwind}; paths with at most {} loop-head visits verified",
+                    unwind.saturating_sub(1)
+                ),
+            };
+            result.condition = c.ok();
         }
         cbmc::CbmcOutcome::Error(e) => result.note = e,
     }

@@ -11,7 +11,12 @@
 //! The residual program keeps the original's variables, operations and source positions, and
 //! consumes nondet values in the same order as the original, so a counterexample of the
 //! residual program is one of the original with the same nondet values; [`Residual::origin`]
-//! tells for each residual location where it came from.
+//! tells for each residual location where it came from, and [`Residual::edge_reads`] which
+//! original edge each residual edge reads (the provenance that lets
+//! [`crate::condition::map_back`] carry a condition about the residual back to the original;
+//! [`align`] matches the residual CFA to the one a tool builds from the emitted C).
+
+pub mod align;
 
 use crate::cfa::expr::Expr;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
@@ -48,6 +53,11 @@ pub struct Residual {
     /// Per residual location: where it comes from (`None` for helper locations between the
     /// parameter assignments of an inlined call).
     pub origin: Vec<Option<Origin>>,
+    /// Per residual edge: the original CFA edge a condition automaton reads when the residual
+    /// program takes it. `None` for edges that read nothing: the second and later parameter
+    /// assignments of an inlined call (the call edge is read by the first), the return from an
+    /// inlined callee (returns are silent for conditions) and `main`'s final return.
+    pub edge_reads: Vec<Option<EdgeId>>,
 }
 
 impl Residual {
@@ -59,6 +69,14 @@ impl Residual {
             .iter()
             .any(|l| l.kind == LocationKind::Error)
     }
+}
+
+/// True if the residual program of `condition` has at most as many locations as `than` (a
+/// condition that grew by a mapped-back one can unroll the program: more locations, fewer
+/// paths). Stops as soon as the bound is passed.
+pub fn no_larger(program: &Program, condition: &ConditionAutomaton, than: &Residual) -> bool {
+    let limit = than.program.locations.len();
+    reduce(program, condition, limit).is_ok_and(|r| r.program.locations.len() <= limit)
 }
 
 /// Default bound on residual locations: conditions from long analyses can unroll a lot.
@@ -98,6 +116,7 @@ pub fn reduce(
                 branch: true,
             },
             program.main().source,
+            None,
         );
         return Ok(builder.finish(entry, exit));
     }
@@ -118,7 +137,7 @@ pub fn reduce(
             && node.control.call_stack.top().is_none()
         {
             // `main` returns: the residual main returns too.
-            builder.edge(from, exit, Operation::Skip, program.main().source);
+            builder.edge(from, exit, Operation::Skip, program.main().source, None);
             continue;
         }
         for step in node.control.steps(program) {
@@ -158,6 +177,7 @@ struct ResidualBuilder<'p> {
     locations: Vec<Location>,
     edges: Vec<Edge>,
     origin: Vec<Option<Origin>>,
+    edge_reads: Vec<Option<EdgeId>>,
 }
 
 impl<'p> ResidualBuilder<'p> {
@@ -167,6 +187,7 @@ impl<'p> ResidualBuilder<'p> {
             locations: Vec::new(),
             edges: Vec::new(),
             origin: Vec::new(),
+            edge_reads: Vec::new(),
         }
     }
 
@@ -200,8 +221,16 @@ impl<'p> ResidualBuilder<'p> {
         id
     }
 
-    fn edge(&mut self, from: LocId, to: LocId, op: Operation, source: crate::cfa::SourceLoc) {
+    fn edge(
+        &mut self,
+        from: LocId,
+        to: LocId,
+        op: Operation,
+        source: crate::cfa::SourceLoc,
+        reads: Option<EdgeId>,
+    ) {
         self.edges.push(Edge { from, to, op, source });
+        self.edge_reads.push(reads);
     }
 
     /// Adds the residual edges for one original step: the operation itself, an inlined call
@@ -209,6 +238,10 @@ impl<'p> ResidualBuilder<'p> {
     fn step(&mut self, from: LocId, to: LocId, step: Step, program: &Program) {
         let edge = program.edge(step.edge());
         let source = edge.source;
+        let reads = match step {
+            Step::Edge(e) => Some(e),
+            Step::Return { .. } => None,
+        };
         match (step, &edge.op) {
             (Step::Edge(_), Operation::Call { callee, args, .. }) => {
                 let params = &program.function(*callee).params;
@@ -220,7 +253,7 @@ impl<'p> ResidualBuilder<'p> {
                         rhs: a.clone(),
                     })
                     .collect();
-                self.chain(from, to, assigns, source);
+                self.chain(from, to, assigns, source, reads);
             }
             (Step::Return { .. }, Operation::Call { callee, result, .. }) => {
                 let callee = program.function(*callee);
@@ -232,7 +265,7 @@ impl<'p> ResidualBuilder<'p> {
                     }
                     _ => Operation::Skip,
                 };
-                self.edge(from, to, op, source);
+                self.edge(from, to, op, source, None);
             }
             (_, Operation::Return { value }) => {
                 let func = program.function(program.location(edge.from).func);
@@ -243,18 +276,25 @@ impl<'p> ResidualBuilder<'p> {
                     },
                     _ => Operation::Skip,
                 };
-                self.edge(from, to, op, source);
+                self.edge(from, to, op, source, reads);
             }
-            (_, op) => self.edge(from, to, op.clone(), source),
+            (_, op) => self.edge(from, to, op.clone(), source, reads),
         }
     }
 
     /// Operations in sequence from `from` to `to` (a skip when there are none). Parameter
     /// assignments in sequence are exact: arguments cannot read the callee's parameters
-    /// because Baton rejects recursion.
-    fn chain(&mut self, from: LocId, to: LocId, ops: Vec<Operation>, source: crate::cfa::SourceLoc) {
+    /// because Baton rejects recursion. The first edge reads `reads`, the others nothing.
+    fn chain(
+        &mut self,
+        from: LocId,
+        to: LocId,
+        ops: Vec<Operation>,
+        source: crate::cfa::SourceLoc,
+        reads: Option<EdgeId>,
+    ) {
         if ops.is_empty() {
-            self.edge(from, to, Operation::Skip, source);
+            self.edge(from, to, Operation::Skip, source, reads);
             return;
         }
         let n = ops.len();
@@ -265,7 +305,7 @@ impl<'p> ResidualBuilder<'p> {
             } else {
                 self.location(LocationKind::Normal, None)
             };
-            self.edge(current, next, op, source);
+            self.edge(current, next, op, source, if i == 0 { reads } else { None });
             current = next;
         }
     }
@@ -305,6 +345,7 @@ impl<'p> ResidualBuilder<'p> {
         Residual {
             program,
             origin: self.origin,
+            edge_reads: self.edge_reads,
         }
     }
 }

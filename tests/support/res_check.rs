@@ -80,7 +80,7 @@ impl std::ops::AddAssign for Tally {
 
 /// Largest number of residual edges one original step can turn into (an inlined call becomes
 /// one assignment per parameter, the silent return one more edge).
-fn step_factor(program: &Program) -> u64 {
+pub fn step_factor(program: &Program) -> u64 {
     let params = program
         .functions
         .iter()
