@@ -42,9 +42,6 @@ pub struct Block {
 pub struct Counterexample {
     /// The value of each `Nondet` step along the path, in order (interpreter inputs).
     pub nondet_values: Vec<i128>,
-    /// True if every model of the path needs undefined behaviour (division by zero, …): such a
-    /// path is no proof of a violation and the caller should answer unknown for it.
-    pub needs_undefined_behavior: bool,
     /// True if every model needs some uninitialised local to be non-zero, which the concrete
     /// interpreter (that reads them as 0) cannot replay.
     pub needs_uninitialized_nonzero: bool,
@@ -249,35 +246,24 @@ fn core_atoms(
     Ok(out)
 }
 
-/// Builds the counterexample from a model of the whole path, preferring models without
-/// undefined behaviour and with uninitialised locals at 0 (what the interpreter replays).
+/// Builds the counterexample from a model of the whole path (which excludes undefined
+/// behaviour), preferring models with uninitialised locals at 0 (what the interpreter replays).
 fn counterexample(path: &PathFormula, model: z3::Model, config: &SolverConfig) -> Counterexample {
-    let no_ub = path.may_be_undefined().not();
     let zeros: Vec<Bool> = path
         .uninitialized
         .iter()
         .map(|t| t.eq(BV::from_u64(0, t.get_size())))
         .collect();
-    let strict = Bool::and(&[path.formula.clone(), no_ub.clone(), Bool::and(&zeros)]);
+    let strict = Bool::and(&[path.formula.clone(), Bool::and(&zeros)]);
     if let Satisfiability::Sat(m) = config.check(&strict) {
         return Counterexample {
             nondet_values: path.nondet_values(&m),
-            needs_undefined_behavior: false,
             needs_uninitialized_nonzero: false,
-        };
-    }
-    let defined = Bool::and(&[path.formula.clone(), no_ub]);
-    if let Satisfiability::Sat(m) = config.check(&defined) {
-        return Counterexample {
-            nondet_values: path.nondet_values(&m),
-            needs_undefined_behavior: false,
-            needs_uninitialized_nonzero: true,
         };
     }
     Counterexample {
         nondet_values: path.nondet_values(&model),
-        needs_undefined_behavior: true,
-        needs_uninitialized_nonzero: !path.uninitialized.is_empty(),
+        needs_uninitialized_nonzero: true,
     }
 }
 
@@ -446,8 +432,14 @@ fn relevant_assumes(
                 .ok_or(EncodeError::NoSuchEdge(step.edge()))?;
             match (step, &edge.op) {
                 (Step::Edge(_), Operation::Assume { cond, branch }) => {
-                    let c = ExprEncoder::new(program, &pf.ssa).condition(cond);
+                    let mut enc = ExprEncoder::new(program, &pf.ssa);
+                    let c = enc.condition(cond);
                     let c = if *branch { c } else { c.not() };
+                    // The condition is evaluated whichever branch is taken: its undefined
+                    // behaviour is excluded as in the path formula, not only with the literal.
+                    if !enc.undefined.is_empty() {
+                        solver.assert(Bool::or(&enc.undefined).not());
+                    }
                     let l = Bool::fresh_const("assume");
                     solver.assert(l.implies(&c));
                     literals.push((l, i, k));
