@@ -227,6 +227,78 @@ pub fn eval_concrete(
     Ok(eval(expr, &|v| Some(env(v)), overflow)?.unwrap_or(0))
 }
 
+/// Conditions (each meaning `!= 0`) under which evaluating `expr` has no undefined behaviour,
+/// as expressions over the same variables, for the weakest preconditions of the predicate
+/// analysis' refinement. Signed `+ - *`, unary `-` and `<<` of types up to 32 bits are checked
+/// exactly in `long long`; wider ones (which have no wider type) give no condition, so the
+/// conjunction may be weaker than "defined" there, never stronger: every evaluation without
+/// undefined behaviour satisfies all of them (read with [`SignedOverflow::Wrap`]).
+pub fn defined_conditions(expr: &Expr, overflow: SignedOverflow) -> Vec<Expr> {
+    let mut out = Vec::new();
+    collect_defined(expr, overflow, &mut out);
+    out
+}
+
+fn collect_defined(expr: &Expr, overflow: SignedOverflow, out: &mut Vec<Expr>) {
+    let ll = IntType::LLONG;
+    let int = IntType::INT;
+    let cmp = |op: BinaryOp, a: Expr, b: Expr| Expr::binary(op, a, b, int);
+    let ty = expr.ty;
+    // Signed overflow is checked in `long long` for operations in types of at most 32 bits.
+    let checked = overflow == SignedOverflow::Undefined && ty.signed && ty.bits <= 32;
+    let in_range = |exact: Expr, out: &mut Vec<Expr>| {
+        out.push(cmp(BinaryOp::Ge, exact.clone(), Expr::constant(ty.min(), ll)));
+        out.push(cmp(BinaryOp::Le, exact, Expr::constant(ty.max(), ll)));
+    };
+    match &expr.kind {
+        ExprKind::Const(_) | ExprKind::Var(_) => {}
+        ExprKind::Cast(e) => collect_defined(e, overflow, out),
+        ExprKind::Unary(op, e) => {
+            collect_defined(e, overflow, out);
+            if *op == UnaryOp::Neg && checked && e.ty == ty {
+                out.push(cmp(BinaryOp::Ne, (**e).clone(), Expr::constant(ty.min(), ty)));
+            }
+        }
+        ExprKind::Binary(op, a, b) => {
+            collect_defined(a, overflow, out);
+            collect_defined(b, overflow, out);
+            let (x, y) = ((**a).clone(), (**b).clone());
+            match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul if checked && a.ty == ty && b.ty == ty => {
+                    in_range(Expr::binary(*op, x.cast(ll), y.cast(ll), ll), out);
+                }
+                BinaryOp::Div | BinaryOp::Rem => {
+                    out.push(cmp(BinaryOp::Ne, y.clone(), Expr::constant(0, b.ty)));
+                    if a.ty.signed && b.ty.signed {
+                        let not_min = cmp(BinaryOp::Ne, x, Expr::constant(a.ty.min(), a.ty));
+                        let not_minus_one = cmp(BinaryOp::Ne, y, Expr::constant(-1, b.ty));
+                        out.push(Expr::binary(BinaryOp::BitOr, not_min, not_minus_one, int));
+                    }
+                }
+                BinaryOp::Shl | BinaryOp::Shr => {
+                    if b.ty.signed {
+                        out.push(cmp(BinaryOp::Ge, y.clone(), Expr::constant(0, b.ty)));
+                    }
+                    if b.ty.contains(i128::from(ty.bits)) {
+                        out.push(cmp(
+                            BinaryOp::Lt,
+                            y.clone(),
+                            Expr::constant(i128::from(ty.bits), b.ty),
+                        ));
+                    }
+                    if *op == BinaryOp::Shl && checked && a.ty == ty {
+                        out.push(cmp(BinaryOp::Ge, x.clone(), Expr::constant(0, ty)));
+                        // With 0 <= x < 2^31 and 0 <= y < 32 the exact value fits in long long.
+                        let exact = Expr::binary(BinaryOp::Shl, x.cast(ll), y, ll);
+                        out.push(cmp(BinaryOp::Le, exact, Expr::constant(ty.max(), ll)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,6 +435,94 @@ mod tests {
             Err(UndefinedBehavior::SignedOverflow)
         );
         assert_eq!(eval(&e, &|_| Some(INT_MAX), Wrap), Ok(Some(INT_MIN)));
+    }
+
+    /// `defined_conditions` all hold exactly when the evaluation is defined (types up to 32
+    /// bits), and hold whenever it is defined (64-bit types).
+    #[test]
+    fn defined_conditions_describe_undefined_behaviour() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let ops = [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Rem,
+            BinaryOp::Shl,
+            BinaryOp::Shr,
+        ];
+        let (mut defined, mut undefined) = (0, 0);
+        for _ in 0..20_000 {
+            let ty = [IntType::INT, IntType::UINT, IntType::LLONG][next(3) as usize];
+            let op = ops[next(ops.len() as u64) as usize];
+            let amount_ty = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                IntType::INT
+            } else {
+                ty
+            };
+            let (x, y, z) = (
+                Expr::var(VarId(0), ty),
+                Expr::var(VarId(1), amount_ty),
+                Expr::var(VarId(2), ty),
+            );
+            let inner = Expr::binary(op, x, y, ty);
+            let expr = match next(3) {
+                0 => inner,
+                1 => Expr::unary(UnaryOp::Neg, inner, ty),
+                _ => Expr::binary(BinaryOp::Add, inner, z, ty),
+            };
+            let pick = |t: IntType, r: u64| match r % 6 {
+                0 => t.min(),
+                1 => t.max(),
+                2 => [0, 1, -1, 2, 31, 32, 63][(r / 6 % 7) as usize],
+                3 => t.max() / 2 + (r / 6 % 3) as i128,
+                4 => t.min() / 2 - (r / 6 % 3) as i128,
+                _ => (r / 6) as i128 - 1_000,
+            };
+            let values = [
+                pick(ty, next(1 << 40)),
+                pick(amount_ty, next(1 << 40)),
+                pick(ty, next(1 << 40)),
+            ];
+            let env = |v: VarId| Some(values[v.index()]);
+            let is_defined = eval(&expr, &env, Undefined).is_ok();
+            let conditions = defined_conditions(&expr, Undefined);
+            let all_hold = conditions
+                .iter()
+                .all(|c| matches!(eval(c, &env, Wrap), Ok(Some(v)) if v != 0));
+            if is_defined {
+                defined += 1;
+                assert!(
+                    all_hold,
+                    "{expr} at {values:?}: defined, but not all of {conditions:?} hold"
+                );
+            } else {
+                undefined += 1;
+                assert!(
+                    !all_hold || ty.bits == 64,
+                    "{expr} at {values:?}: undefined, but all of {conditions:?} hold"
+                );
+            }
+        }
+        assert!(
+            defined > 5_000 && undefined > 2_000,
+            "{defined} defined, {undefined} undefined"
+        );
+        // Wrap-around asks only for what stays undefined.
+        let e = Expr::binary(
+            BinaryOp::Add,
+            Expr::var(VarId(0), IntType::INT),
+            Expr::int(1),
+            IntType::INT,
+        );
+        assert!(defined_conditions(&e, Wrap).is_empty());
+        assert_eq!(defined_conditions(&e, Undefined).len(), 2);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
-use crate::cfa::semantics;
+use crate::cfa::semantics::{self, SignedOverflow};
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::engine::{Engine, Guide};
@@ -115,7 +115,8 @@ impl PredicateCpa<'_> {
         let mut fixed = Vec::new();
         let mut open = Vec::new();
         for p in predicates {
-            match semantics::eval(p.expr(), &|v| known.get(v), self.program.signed_overflow) {
+            // Predicates wrap around on signed overflow, as their encoding does.
+            match semantics::eval(p.expr(), &|v| known.get(v), SignedOverflow::Wrap) {
                 Ok(Some(value)) => fixed.push(Literal {
                     predicate: p.clone(),
                     positive: value != 0,

@@ -15,8 +15,8 @@
 //! under which they happen. A [`PathFormula`] conjoins the negation of every such condition of
 //! its steps: a path through undefined behaviour is infeasible, as sv-benchmarks assumes (its
 //! tasks are free of it), and the interpreter that replays counterexamples ends runs there.
-//! Expressions encoded on their own (predicates) keep the fresh value: a predicate is then
-//! either truth value where its expression has undefined behaviour, which is sound.
+//! Predicates are encoded with wrap-around for signed overflow
+//! ([`ExprEncoder::for_predicates`]).
 
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::SignedOverflow;
@@ -215,17 +215,33 @@ fn signed_overflow(op: BinaryOp, (x, xt): (&BV, IntType), (y, yt): (&BV, IntType
 pub struct ExprEncoder<'a> {
     program: &'a Program,
     ssa: &'a SsaMap,
+    /// What signed overflow means in the encoded expressions.
+    overflow: SignedOverflow,
     /// Conditions under which an encoded operation is undefined.
     pub undefined: Vec<Bool>,
 }
 
 impl<'a> ExprEncoder<'a> {
-    /// An encoder reading variables at the indices of `ssa`.
+    /// An encoder reading variables at the indices of `ssa`, with the program's semantics:
+    /// for the steps of paths.
     pub fn new(program: &'a Program, ssa: &'a SsaMap) -> Self {
         ExprEncoder {
             program,
             ssa,
+            overflow: program.signed_overflow,
             undefined: Vec::new(),
+        }
+    }
+
+    /// An encoder for predicates: signed overflow wraps around. A predicate is a Boolean
+    /// function of the state, and any fixed function keeps the abstraction sound; with a fresh
+    /// value where an expression overflows, a predicate would be both true and false in
+    /// states that matter (e.g. `x * 64 + y == c` before the step that computes it, on a path
+    /// that excludes the overflow), and refinement could not exclude such paths.
+    pub fn for_predicates(program: &'a Program, ssa: &'a SsaMap) -> Self {
+        ExprEncoder {
+            overflow: SignedOverflow::Wrap,
+            ..ExprEncoder::new(program, ssa)
         }
     }
 
@@ -342,7 +358,7 @@ impl<'a> ExprEncoder<'a> {
 
     /// True if signed overflow is undefined behaviour for an operation with result `ty`.
     fn overflow_undefined(&self, ty: IntType) -> bool {
-        ty.signed && self.program.signed_overflow == SignedOverflow::Undefined
+        ty.signed && self.overflow == SignedOverflow::Undefined
     }
 
     /// Records that `ub` makes the operation undefined and returns `ite(ub, fresh, defined)`.
@@ -519,10 +535,26 @@ impl PathFormula {
         Ok(var_term(var, v.ty, self.ssa.get(var)))
     }
 
-    /// The path extended by one step (the strongest postcondition of the step in SSA form).
-    /// Each call adds one conjunct; the SSA map and the lists are persistent, so extending
-    /// costs O(log n) besides encoding the step, and a block formula is built edge by edge.
+    /// The path extended by one step (the strongest postcondition of the step in SSA form),
+    /// executions with undefined behaviour excluded. The SSA map and the lists are persistent,
+    /// so extending costs O(log n) besides encoding the step, and a block formula is built edge
+    /// by edge.
     pub fn extend(&self, step: Step, program: &Program) -> Result<PathFormula, EncodeError> {
+        let (next, undefined) = self.extend_split(step, program)?;
+        Ok(match undefined {
+            Some(ub) => next.conjoin(&ub.not()),
+            None => next,
+        })
+    }
+
+    /// Like [`PathFormula::extend`], but without excluding the step's undefined behaviour: the
+    /// extended path and the condition under which the step has undefined behaviour (`None`
+    /// when it cannot), for refinement to see which exclusions make a path infeasible.
+    pub fn extend_split(
+        &self,
+        step: Step,
+        program: &Program,
+    ) -> Result<(PathFormula, Option<Bool>), EncodeError> {
         let edge_id = step.edge();
         let edge = program
             .edges
@@ -697,15 +729,12 @@ impl PathFormula {
                 }
             },
         }
-        // Executions with undefined behaviour do not count: the path excludes them.
-        if !undefined.is_empty() {
-            conjuncts.push(Bool::or(&undefined).not());
-        }
         if !conjuncts.is_empty() {
             conjuncts.insert(0, next.formula.clone());
             next.formula = Bool::and(&conjuncts);
         }
-        Ok(next)
+        let undefined = (!undefined.is_empty()).then(|| Bool::or(&undefined));
+        Ok((next, undefined))
     }
 
     /// Extends by several steps in order.
