@@ -13,7 +13,9 @@ use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
 use std::path::Path;
-use std::process::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::baton;
 
 /// Two counters that only grow (in the style of loop benchmarks with a conjunctive
 /// invariant): `x >= 1 && y >= 1` fails only after `x * 64 + y` overflowed, in the sixth
@@ -221,18 +223,6 @@ fn replay_ends_at_the_overflow() {
         .ending
         .is_error());
     assert!(replay_to_error(&wrapping, &inputs).is_some());
-}
-
-fn baton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_baton"))
-        .args(args)
-        .output()
-        .expect("baton runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn json(out: &str) -> serde_json::Value {

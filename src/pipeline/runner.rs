@@ -11,6 +11,9 @@
 //! * A `false` is reported only after the counterexample's nondet values reach the error on
 //!   Baton's interpreter running the ORIGINAL program (the residual program consumes nondet
 //!   values in the original's order, so values found on a residual replay on the original).
+//!   The replay uses the flow's semantics ([`RunOptions::signed_overflow`]) and ends at
+//!   undefined behaviour: a tool's counterexample through signed overflow (CBMC and AFL++ wrap)
+//!   is no `false` unless the flow runs with wrap-around.
 //! * A `true` on a residual program means the whole program is verified: every execution the
 //!   accumulated condition does not cover is an execution of the residual program.
 //! * A condition computed on a residual program talks about the residual (another program
