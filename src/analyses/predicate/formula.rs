@@ -189,11 +189,30 @@ fn outside_signed(exact: &BV, bits: u32) -> Bool {
     exact.extract(bits - 1, 0).sign_ext(w - bits).eq(exact).not()
 }
 
-/// The condition under which `x op y` (`+`, `-` or `*` of operands of their types) overflows
-/// the signed type `ty`: its exact value, computed in a vector wide enough for it, is outside
+/// The condition under which `x op y` (`+`, `-` or `*` of operands of their types, `wrapped`
+/// its value in `ty`) overflows the signed type `ty`: for `+` and `-` in `ty` itself, the sign
+/// rule (operands of equal sign for `+`, of different signs for `-`, and a result of the
+/// other sign); otherwise the exact value, computed in a vector wide enough for it, is outside
 /// the type's range. (Z3 4.8's own overflow predicates are not used: with them the test below
 /// found `248 * -2` reported as overflowing `int`.)
-fn signed_overflow(op: BinaryOp, (x, xt): (&BV, IntType), (y, yt): (&BV, IntType), ty: IntType) -> Bool {
+fn signed_overflow(
+    op: BinaryOp,
+    (x, xt): (&BV, IntType),
+    (y, yt): (&BV, IntType),
+    ty: IntType,
+    wrapped: &BV,
+) -> Bool {
+    if xt == ty && yt == ty && op != BinaryOp::Mul {
+        let top = u32::from(ty.bits) - 1;
+        let sign = |v: &BV| v.extract(top, top);
+        let (sx, sy, sr) = (sign(x), sign(y), sign(wrapped));
+        let operands = if op == BinaryOp::Add {
+            sx.eq(&sy)
+        } else {
+            sx.eq(&sy).not()
+        };
+        return Bool::and(&[operands, sr.eq(&sx).not()]);
+    }
     // Bits of each operand as a signed value: one more for unsigned ones.
     let width = |t: IntType| u32::from(t.bits) + u32::from(!t.signed);
     let we = if op == BinaryOp::Mul {
@@ -299,7 +318,7 @@ impl<'a> ExprEncoder<'a> {
                 let r = convert(&r, true, ty);
                 if *op == UnaryOp::Neg && self.overflow_undefined(ty) {
                     let exact = resize(&x, e.ty.signed, u32::from(e.ty.bits) + 2).bvneg();
-                    self.guard_undefined(outside_signed(&exact, bits), r)
+                    self.overflow_undefined_if(outside_signed(&exact, bits), r)
                 } else {
                     r
                 }
@@ -359,6 +378,17 @@ impl<'a> ExprEncoder<'a> {
     /// True if signed overflow is undefined behaviour for an operation with result `ty`.
     fn overflow_undefined(&self, ty: IntType) -> bool {
         ty.signed && self.overflow == SignedOverflow::Undefined
+    }
+
+    /// Records that the operation overflows (undefined) if `ub` holds and returns its
+    /// wrapped-around value `wrapped`: a path excludes the overflow, so the value there does not
+    /// matter, and no fresh constant is needed (refinement's unsat cores that leave an
+    /// exclusion out then see wrap-around, which only changes which predicates they find).
+    fn overflow_undefined_if(&mut self, ub: Bool, wrapped: BV) -> BV {
+        if ub.as_bool() != Some(false) {
+            self.undefined.push(ub);
+        }
+        wrapped
     }
 
     /// Records that `ub` makes the operation undefined and returns `ite(ub, fresh, defined)`.
@@ -480,8 +510,8 @@ impl<'a> ExprEncoder<'a> {
                 let r = convert(&r, true, ty);
                 if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) && self.overflow_undefined(ty)
                 {
-                    let ub = signed_overflow(op, (&x, a.ty), (&y, b.ty), ty);
-                    self.guard_undefined(ub, r)
+                    let ub = signed_overflow(op, (&x, a.ty), (&y, b.ty), ty, &r);
+                    self.overflow_undefined_if(ub, r)
                 } else {
                     r
                 }
