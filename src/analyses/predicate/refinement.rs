@@ -452,6 +452,8 @@ fn relevant_assumes(
     let solver = config.solver();
     let mut pf = start.clone();
     let mut literals: Vec<(Bool, usize, usize)> = Vec::new();
+    // Indicators of the steps' exclusions of undefined behaviour (other than in assumes).
+    let mut exclusions: Vec<(Bool, usize, usize)> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         for (k, step) in block.steps.iter().enumerate() {
             let edge = program
@@ -476,16 +478,22 @@ fn relevant_assumes(
                     if let Some(ub) = undefined {
                         let l = Bool::fresh_const("defined");
                         solver.assert(l.implies(ub.not()));
-                        literals.push((l, i, k));
+                        exclusions.push((l, i, k));
                     }
                 }
             }
         }
     }
     solver.assert(&pf.formula);
-    let all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
+    // Most infeasible paths need no exclusion of undefined behaviour: their cores (and the
+    // deletion checks below) stay over the assumes; the exclusions join only when needed.
+    let mut all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
     if solver.check_assumptions(&all) != SatResult::Unsat {
-        return Ok(None);
+        all.extend(exclusions.iter().map(|(l, _, _)| l.clone()));
+        literals.extend(exclusions);
+        if solver.check_assumptions(&all) != SatResult::Unsat {
+            return Ok(None);
+        }
     }
     let mut core: Vec<Bool> = solver.get_unsat_core();
     if core.len() <= CORE_MINIMIZE_LIMIT {
