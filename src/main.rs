@@ -4,6 +4,7 @@
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
+use baton::cfa::semantics::SignedOverflow;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::condition::{self, ConditionRunner};
@@ -77,6 +78,8 @@ enum Command {
         /// Print every executed edge with the values it assigned.
         #[arg(long)]
         trace: bool,
+        #[command(flatten)]
+        semantics: SemanticsArgs,
     },
     /// Verify a program or task with a native analysis; print verdict and condition size.
     Verify(VerifyArgs),
@@ -107,6 +110,17 @@ struct RunArgs {
     /// Data model (default: the task's, ILP32 for bare programs).
     #[arg(long)]
     data_model: Option<DataModel>,
+    #[command(flatten)]
+    semantics: SemanticsArgs,
+}
+
+/// The C semantics options of `verify`, `exec` and `run`.
+#[derive(clap::Args)]
+struct SemanticsArgs {
+    /// What signed overflow means: undefined (paths through it, like those through any
+    /// undefined behaviour, are excluded, as sv-benchmarks assumes) or wrap (gcc -fwrapv).
+    #[arg(long, value_name = "undefined|wrap", default_value = "undefined")]
+    signed_overflow: SignedOverflow,
 }
 
 #[derive(clap::Args)]
@@ -196,6 +210,8 @@ struct VerifyArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    semantics: SemanticsArgs,
 }
 
 #[derive(clap::Args)]
@@ -308,7 +324,8 @@ fn load_input(args: &InputArgs) -> Result<(Task, Program), Failure> {
 }
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {
-    let (task, program) = load_input(&args.input)?;
+    let (task, mut program) = load_input(&args.input)?;
+    program.signed_overflow = args.semantics.signed_overflow;
     let guide_condition = if args.condition_in.is_empty() {
         None
     } else {
@@ -355,6 +372,8 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             "condition": { "states": summary.states, "transitions": summary.transitions,
                            "covered_share": summary.covered_share() },
             "counterexample": cex,
+            "assumptions": program.signed_overflow.assumption_keys(),
+            "signed_overflow": program.signed_overflow,
             "predicates": outcome.predicates,
             "invariants": outcome.invariants.iter().map(|(loc, inv)| {
                 let func = &program.function(program.location(*loc).func).name;
@@ -369,6 +388,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     }
     outln!("verdict: {}", outcome.verdict);
     outln!("reason: {}", outcome.reason);
+    outln!("assumed: {}", program.signed_overflow.assumption());
     if let Some(expected) = task.expected {
         outln!("expected: {expected} ({judged:?})");
     }
@@ -470,8 +490,10 @@ fn exec(
     inputs: Vec<i128>,
     max_steps: u64,
     trace: bool,
+    signed_overflow: SignedOverflow,
 ) -> Result<(), Failure> {
-    let loaded = load_program(&program, model).map_err(Failure::input)?;
+    let mut loaded = load_program(&program, model).map_err(Failure::input)?;
+    loaded.signed_overflow = signed_overflow;
     let options = ExecOptions {
         max_steps,
         record_path: false,
@@ -600,6 +622,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,
+        signed_overflow: a.semantics.signed_overflow,
     };
     let report = runner::run_flow(&flow, &a.input, a.data_model, &options).map_err(|e| Failure {
         code: if e.is_input_error() { 2 } else { 1 },
@@ -682,7 +705,15 @@ fn run_command(cli: Cli) -> ExitCode {
             inputs,
             max_steps,
             trace,
-        } => exec(program, data_model, inputs, max_steps, trace),
+            semantics,
+        } => exec(
+            program,
+            data_model,
+            inputs,
+            max_steps,
+            trace,
+            semantics.signed_overflow,
+        ),
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
         Command::Bench(args) => bench(args),

@@ -1,6 +1,8 @@
 //! `baton exec` end to end.
 
-use std::process::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::baton;
 
 const PROGRAM: &str = "extern int __VERIFIER_nondet_int(void);\n\
 void reach_error(void);\n\
@@ -16,18 +18,6 @@ int main(void) {\n\
   while (y < 0) { }\n\
   return y;\n\
 }\n";
-
-fn baton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_baton"))
-        .args(args)
-        .output()
-        .expect("baton runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn exec_prints_endings_and_inputs() {

@@ -5,7 +5,10 @@
 //! the same input lists and must end the same way: same kind of ending, same line of
 //! `reach_error`/`abort`/`__VERIFIER_assume`, same exit code or return value (a hash of all
 //! variables) and the same number of nondet calls; replaying the nondet values a run used
-//! must repeat it. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
+//! must repeat it. The generated programs contain signed overflow, so they are loaded with
+//! wrap-around semantics (`--signed-overflow wrap`, gcc's `-fwrapv`); the same runs under the
+//! default semantics (signed overflow is undefined) must then end exactly alike, or end with
+//! signed overflow where the wrap-around run overflowed. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
 //! (skipped with a printed reason when gcc cannot link 32-bit programs: install
 //! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
 //! `BATON_DIFF_FIRST_SEED`.
@@ -16,6 +19,7 @@ mod cgen;
 mod gcc_harness;
 
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
+use baton::cfa::semantics::{SignedOverflow, UndefinedBehavior};
 use baton::cfa::types::DataModel;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -42,6 +46,8 @@ fn render(e: &Execution) -> String {
 struct BatchResult {
     disagreements: Vec<Disagreement>,
     endings: BTreeMap<String, usize>,
+    /// Runs that ended with signed overflow under the default semantics.
+    overflows: usize,
 }
 
 struct Disagreement {
@@ -72,9 +78,14 @@ fn check_batch(
         let file = format!("{}.c", p.prefix);
         loaded.push(
             baton::frontend::load_source(&file, &p.text(), model)
+                .map(|mut program| {
+                    program.signed_overflow = SignedOverflow::Wrap;
+                    program
+                })
                 .map_err(|e| format!("frontend rejected generated program {seed} ({model}): {e}")),
         );
     }
+    let mut overflows = 0;
     let options = ExecOptions {
         max_steps: 10_000_000,
         record_path: false,
@@ -89,10 +100,29 @@ fn check_batch(
                 let run = execute(program, &inputs, &options);
                 // Replaying the values the run used must repeat it exactly.
                 let replay = execute(program, &run.nondet_values, &options);
+                let mut strict_program = program.clone();
+                strict_program.signed_overflow = SignedOverflow::Undefined;
+                let strict = execute(&strict_program, &inputs, &options);
+                let strict_agrees = match strict.ending {
+                    Ending::UndefinedBehavior {
+                        what: UndefinedBehavior::SignedOverflow,
+                        ..
+                    } => {
+                        overflows += 1;
+                        strict.steps <= run.steps
+                    }
+                    _ => (&strict.ending, strict.steps) == (&run.ending, run.steps),
+                };
                 if (&replay.ending, replay.steps, &replay.nondet_values)
                     != (&run.ending, run.steps, &run.nondet_values)
                 {
                     format!("REPLAY DIFFERS: {} vs {}", render(&run), render(&replay))
+                } else if !strict_agrees {
+                    format!(
+                        "UNDEFINED-OVERFLOW RUN DIFFERS: {} vs {}",
+                        render(&run),
+                        render(&strict)
+                    )
                 } else {
                     render(&run)
                 }
@@ -112,6 +142,7 @@ fn check_batch(
     Ok(BatchResult {
         disagreements: out,
         endings,
+        overflows,
     })
 }
 
@@ -170,9 +201,11 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
     });
     let mut disagreements = Vec::new();
     let mut endings: BTreeMap<String, usize> = BTreeMap::new();
+    let mut overflows = 0;
     for r in results.into_inner().expect("lock") {
         match r {
             Ok(b) => {
+                overflows += b.overflows;
                 disagreements.extend(b.disagreements);
                 for (k, n) in b.endings {
                     *endings.entry(k).or_insert(0) += n;
@@ -181,7 +214,10 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
             Err(e) => panic!("{e}"),
         }
     }
-    eprintln!("endings under gcc: {endings:?}");
+    eprintln!(
+        "endings under gcc: {endings:?}; {overflows} runs end with signed overflow when it is undefined"
+    );
+    assert!(overflows >= 100, "too few runs meet signed overflow: {overflows}");
     // The generator must keep exercising every kind of ending, or the test loses its teeth.
     for kind in ["RETURN", "EXIT", "ERROR", "ABORT", "ASSUME"] {
         assert!(

@@ -1,12 +1,17 @@
 //! The concrete interpreter on small C programs (through the frontend), one per kind of ending.
 
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
-use baton::cfa::semantics::UndefinedBehavior;
+use baton::cfa::semantics::{SignedOverflow, UndefinedBehavior};
 use baton::cfa::types::DataModel;
 use baton::frontend::load_source;
 
 fn run(text: &str, model: DataModel, inputs: &[i128]) -> Execution {
-    let program = load_source("test.c", text, model).expect("program loads");
+    run_in(text, model, SignedOverflow::Undefined, inputs)
+}
+
+fn run_in(text: &str, model: DataModel, overflow: SignedOverflow, inputs: &[i128]) -> Execution {
+    let mut program = load_source("test.c", text, model).expect("program loads");
+    program.signed_overflow = overflow;
     execute(
         &program,
         inputs,
@@ -131,8 +136,16 @@ fn data_model_changes_long_arithmetic() {
          }\n",
     );
     let big = i128::from(i32::MAX);
+    // A 32-bit long overflows: undefined, or negative with wrap-around.
     assert_eq!(
         run(&p, DataModel::ILP32, &[big]).ending,
+        Ending::UndefinedBehavior {
+            what: UndefinedBehavior::SignedOverflow,
+            line: 10
+        }
+    );
+    assert_eq!(
+        run_in(&p, DataModel::ILP32, SignedOverflow::Wrap, &[big]).ending,
         Ending::Returned { value: Some(0) }
     );
     assert_eq!(

@@ -5,6 +5,7 @@
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::interpreter::{execute, ExecOptions};
+use baton::cfa::semantics::SignedOverflow;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::condition::{self, ConditionRunner};
@@ -100,10 +101,20 @@ fn bug_depending_on_an_input_is_found() {
     assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
     let direct = src(
         "int main(void) { int x = __VERIFIER_nondet_int(); int y = x * 3; \
-         if (y == 2147483645) reach_error(); return 0; }",
+         if (y == 2147483646) reach_error(); return 0; }",
     );
     let outcome = verify(&direct, &[]);
     assert_replayed_violation(&direct, &outcome);
+    // 2147483645 is no multiple of 3: only an overflowing product reaches it.
+    let mut overflowing = src(
+        "int main(void) { int x = __VERIFIER_nondet_int(); int y = x * 3; \
+         if (y == 2147483645) reach_error(); return 0; }",
+    );
+    let outcome = verify(&overflowing, &[]);
+    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    overflowing.signed_overflow = SignedOverflow::Wrap;
+    let outcome = verify(&overflowing, &[]);
+    assert_replayed_violation(&overflowing, &outcome);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use baton::analyses::predicate::formula::{PathFormula, Satisfiability, SolverCon
 use baton::analyses::predicate::refinement::{analyse, Block, Refinement, RefinementOptions};
 use baton::cfa::expr::{BinaryOp, Expr};
 use baton::cfa::interpreter::{execute, ExecOptions};
+use baton::cfa::semantics::SignedOverflow;
 use baton::cfa::types::{DataModel, IntType};
 use baton::cfa::{LocationKind, Program, VarId};
 use baton::cpa::control::ControlState;
@@ -31,8 +32,6 @@ enum Verdict {
     Safe,
     /// A counterexample, with the nondet inputs that the interpreter replayed to the error.
     Unsafe(Vec<i128>),
-    /// A counterexample that exists only through undefined behaviour.
-    UnsafeOnlyWithUb,
     GaveUp(String),
 }
 
@@ -127,9 +126,6 @@ fn verify_with(program: &Program, options: RefinementOptions) -> (Verdict, Preci
         };
         match analyse(&blocks, &precision, program, &config, options).expect("encodable path") {
             Refinement::Feasible(cex) => {
-                if cex.needs_undefined_behavior {
-                    return (Verdict::UnsafeOnlyWithUb, precision);
-                }
                 let run = execute(program, &cex.nondet_values, &ExecOptions::default());
                 assert!(run.ending.is_error(), "replay ended with {}", run.ending);
                 return (Verdict::Unsafe(cex.nondet_values), precision);
@@ -234,24 +230,30 @@ fn calls_pass_parameters_and_results() {
          if (y == x) reach_error();\n return 0; }}\n"
     ));
     assert_eq!(verify(&safe).0, Verdict::Safe);
-    // Signed overflow wraps (as the interpreter does): inc(INT_MAX) < INT_MAX.
-    let wraps = load(&format!(
+    // Only signed overflow gives inc(x) < x: undefined behaviour, so the path is infeasible
+    // (as the interpreter ends the run there) ...
+    let mut overflows = load(&format!(
         "{PRELUDE}int inc(int v) {{ return v + 1; }}\n\
          int main(void) {{ int x = __VERIFIER_nondet_int(); int y = inc(x);\n\
          if (y < x) reach_error();\n return 0; }}\n"
     ));
-    assert_eq!(verify(&wraps).0, Verdict::Unsafe(vec![2147483647]));
+    assert_eq!(verify(&overflows).0, Verdict::Safe);
+    // ... unless it wraps: inc(INT_MAX) < INT_MAX.
+    overflows.signed_overflow = SignedOverflow::Wrap;
+    assert_eq!(verify(&overflows).0, Verdict::Unsafe(vec![2147483647]));
 }
 
 #[test]
-fn division_by_zero_is_not_assumed_away() {
-    // Only a division by zero can reach the error: no `true`, and the counterexample is
-    // marked as needing undefined behaviour.
-    let program = load(&format!(
+fn division_by_zero_paths_are_excluded() {
+    // Only a division by zero could reach the error (the divided-by-zero `y` is any value in a
+    // formula without the exclusion): the path is infeasible, in every mode.
+    let mut program = load(&format!(
         "{PRELUDE}int main(void) {{ int x = __VERIFIER_nondet_int(); int y = 7;\n\
          if (x == 0) {{ y = 1 / x; }}\n if (y == 42) reach_error();\n return 0; }}\n"
     ));
-    assert_eq!(verify(&program).0, Verdict::UnsafeOnlyWithUb);
+    assert_eq!(verify(&program).0, Verdict::Safe);
+    program.signed_overflow = SignedOverflow::Wrap;
+    assert_eq!(verify(&program).0, Verdict::Safe);
     // A defined division: 100 / x == 7 for x in 13..=14.
     let program = load(&format!(
         "{PRELUDE}int main(void) {{ int x = __VERIFIER_nondet_int(); int y = 100 / x;\n\
@@ -494,7 +496,7 @@ fn sv_benchmarks_small_tasks_no_wrong_verdict() {
         match verdict {
             Verdict::Safe => assert!(expected, "{yml}: wrong `true`"),
             Verdict::Unsafe(_) => assert!(!expected, "{yml}: wrong `false`"),
-            Verdict::UnsafeOnlyWithUb | Verdict::GaveUp(_) => {}
+            Verdict::GaveUp(_) => {}
         }
     }
 }

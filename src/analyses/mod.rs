@@ -5,6 +5,11 @@
 //! (states left to an earlier stage's condition by the guide count as verified);
 //! `false(unreach-call)` only when a counterexample with concrete nondet values replays to the
 //! error on the interpreter; otherwise `unknown`.
+//!
+//! Undefined behaviour (see [`crate::cfa::semantics`]; signed overflow unless the program's
+//! [`Program::signed_overflow`] is `wrap`) ends a path in every analysis and in the replay:
+//! sv-benchmarks tasks are free of it by convention, so such a path is no counterexample, and a
+//! `true` holds for every execution without it. The reason of a definite verdict says so.
 
 pub mod explicit;
 pub mod predicate;
@@ -141,9 +146,7 @@ pub fn run_to_verdict<C: Cpa>(
     let (verdict, reason, counterexample) = loop {
         match engine.run() {
             RunOutcome::Target(node) => match on_target(engine, node) {
-                TargetDecision::Violation(cex) => {
-                    break (Verdict::False, "error reached".to_string(), Some(cex))
-                }
+                TargetDecision::Violation(cex) => break (Verdict::False, "error reached".into(), Some(cex)),
                 TargetDecision::NotConfirmed(why) => engine.cut(node, why),
                 TargetDecision::Refined => {}
             },
@@ -155,7 +158,7 @@ pub fn run_to_verdict<C: Cpa>(
                     .filter(|&n| matches!(arg.node(n).status, NodeStatus::Cut(_) | NodeStatus::Waiting))
                     .count();
                 if unverified == 0 {
-                    break (Verdict::True, "complete".to_string(), None);
+                    break (Verdict::True, "complete".into(), None);
                 }
                 let first = arg.live_ids().find_map(|n| match &arg.node(n).status {
                     NodeStatus::Cut(r) => Some(r.clone()),
@@ -168,6 +171,11 @@ pub fn run_to_verdict<C: Cpa>(
                 break (Verdict::Unknown, reason, None);
             }
         }
+    };
+    let reason = if verdict.is_definite() {
+        format!("{reason}; {}", program.signed_overflow.assumption())
+    } else {
+        reason
     };
     let condition = match verdict {
         Verdict::True => ConditionAutomaton::fully_verified(&program.hash),

@@ -23,6 +23,10 @@
 //!   their types) and enters the callee; at the callee's exit location the caller's result
 //!   variable receives the callee's `return_var` (converted). A non-void function that falls off
 //!   its end without `return` hands back whatever its return variable holds (C: undefined).
+//! - An operation with undefined behaviour (see [`semantics`]; signed overflow unless the
+//!   program's [`Program::signed_overflow`] is `wrap`) ends the run with
+//!   [`Ending::UndefinedBehavior`] saying what and at which line: such a run is never a
+//!   violation of the property, whatever follows.
 
 use super::expr::Expr;
 use super::semantics::{self, UndefinedBehavior};
@@ -199,7 +203,11 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn eval(&self, expr: &Expr) -> Result<i128, UndefinedBehavior> {
-        semantics::eval_concrete(expr, &|v: VarId| self.values[v.index()])
+        semantics::eval_concrete(
+            expr,
+            &|v: VarId| self.values[v.index()],
+            self.program.signed_overflow,
+        )
     }
 
     /// Stores `value` into `var`, converted to the variable's type; returns the stored value.
@@ -513,6 +521,7 @@ mod tests {
                     files: vec!["test.c".into()],
                     hash: String::new(),
                     data_model: DataModel::ILP32,
+                    signed_overflow: Default::default(),
                     variables: Vec::new(),
                     functions: Vec::new(),
                     locations: Vec::new(),
@@ -849,6 +858,12 @@ mod tests {
                 UndefinedBehavior::DivisionOverflow,
             ),
             (1, BinaryOp::Shl, 6, UndefinedBehavior::ShiftOutOfRange),
+            (
+                i128::from(i32::MAX),
+                BinaryOp::Add,
+                7,
+                UndefinedBehavior::SignedOverflow,
+            ),
         ] {
             let mut b = Builder::new();
             let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));
@@ -872,11 +887,22 @@ mod tests {
                 UndefinedBehavior::DivisionByZero => 0,
                 UndefinedBehavior::DivisionOverflow => -1,
                 UndefinedBehavior::ShiftOutOfRange => 32,
+                UndefinedBehavior::SignedOverflow => 1,
             };
             let r = run(&p, &[input]);
             assert_eq!(r.ending, Ending::UndefinedBehavior { what, line });
             assert_eq!(r.steps, 2, "the faulting edge counts and ends the path");
             assert_eq!(r.path.len(), 2);
+            // Wrap-around semantics makes only signed overflow defined.
+            let mut p = p;
+            p.signed_overflow = crate::cfa::semantics::SignedOverflow::Wrap;
+            let r = run(&p, &[input]);
+            if what == UndefinedBehavior::SignedOverflow {
+                let min = i128::from(i32::MIN);
+                assert_eq!(r.ending, Ending::Returned { value: Some(min) });
+            } else {
+                assert_eq!(r.ending, Ending::UndefinedBehavior { what, line });
+            }
         }
         let mut b = Builder::new();
         let (m, _, entry, exit) = b.func("main", &[], Some(IntType::INT));

@@ -17,6 +17,7 @@ pub mod semantics;
 pub mod types;
 
 use expr::Expr;
+use semantics::SignedOverflow;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use types::{DataModel, IntType};
@@ -213,6 +214,11 @@ pub struct Program {
     /// SHA-256 (hex) of the program file's bytes: conditions are bound to it.
     pub hash: String,
     pub data_model: DataModel,
+    /// What signed overflow means for this program's analyses and runs (default: undefined
+    /// behaviour, paths through it are excluded). Like the data model, the interpreter and
+    /// every analysis read it from here, so they cannot disagree.
+    #[serde(default)]
+    pub signed_overflow: SignedOverflow,
     pub variables: Vec<Variable>,
     pub functions: Vec<Function>,
     pub locations: Vec<Location>,

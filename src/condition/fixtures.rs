@@ -173,6 +173,7 @@ pub fn program() -> Program {
         files: vec!["fixture.c".into()],
         hash: HASH.into(),
         data_model: DataModel::ILP32,
+        signed_overflow: Default::default(),
         variables: vec![
             var("main::x", "x", Scope::Local(main)),
             var("f::a", "a", Scope::Local(f)),

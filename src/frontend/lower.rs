@@ -831,7 +831,8 @@ impl<'a> Lowerer<'a> {
         self.fs = saved;
         self.pos = saved_pos;
         let v = v?;
-        match semantics::eval(&v.e, &|_| None) {
+        // gcc accepts an overflowing constant expression (with a warning) and wraps it.
+        match semantics::eval(&v.e, &|_| None, semantics::SignedOverflow::Wrap) {
             Ok(Some(x)) => Ok(x),
             Ok(None) => Err(self.unsupported(e.span.start, "non-constant initializer")),
             Err(ub) => Err(self.malformed(e.span.start, format!("constant expression: {ub}"))),
@@ -2310,6 +2311,7 @@ impl<'a> Lowerer<'a> {
             files: self.files,
             hash,
             data_model: self.model,
+            signed_overflow: Default::default(),
             variables: self.variables,
             functions,
             locations,
@@ -2331,7 +2333,8 @@ fn declarator_name(d: &Node<Declarator>) -> Option<String> {
     }
 }
 
-/// Folds an operator node whose operands are constants (never folding undefined behaviour).
+/// Folds an operator node whose operands are constants (never folding undefined behaviour,
+/// signed overflow included: that is left to the semantics a run or analysis chooses).
 fn fold(e: Expr) -> Expr {
     use crate::cfa::expr::ExprKind;
     let all_const = match &e.kind {
@@ -2342,7 +2345,7 @@ fn fold(e: Expr) -> Expr {
     if !all_const {
         return e;
     }
-    match semantics::eval(&e, &|_| None) {
+    match semantics::eval(&e, &|_| None, semantics::SignedOverflow::Undefined) {
         Ok(Some(v)) => Expr::constant(v, e.ty),
         _ => e,
     }

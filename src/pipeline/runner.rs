@@ -11,6 +11,9 @@
 //! * A `false` is reported only after the counterexample's nondet values reach the error on
 //!   Baton's interpreter running the ORIGINAL program (the residual program consumes nondet
 //!   values in the original's order, so values found on a residual replay on the original).
+//!   The replay uses the flow's semantics ([`RunOptions::signed_overflow`]) and ends at
+//!   undefined behaviour: a tool's counterexample through signed overflow (CBMC and AFL++ wrap)
+//!   is no `false` unless the flow runs with wrap-around.
 //! * A `true` on a residual program means the whole program is verified: every execution the
 //!   accumulated condition does not cover is an execution of the residual program.
 //! * A condition computed on a residual program talks about the residual (another program
@@ -32,6 +35,7 @@ use super::flow::{Budget, Flow, FlowError, Stage, StageInput, NATIVE_TOOLS};
 use crate::adapters::{self, afl, bounded, cbmc, klee, AdapterError, CommandLine, Tool, ToolConfig};
 use crate::analyses::replay_to_error;
 use crate::cfa::emit_c::emit_c;
+use crate::cfa::semantics::SignedOverflow;
 use crate::cfa::types::DataModel;
 use crate::cfa::Program;
 use crate::condition::{self, ConditionAutomaton};
@@ -81,6 +85,8 @@ pub struct RunOptions {
     pub keep_dir: Option<PathBuf>,
     /// The `baton` executable native stages run as (normally `std::env::current_exe()`).
     pub baton: PathBuf,
+    /// What signed overflow means for every stage's analysis and every replay.
+    pub signed_overflow: SignedOverflow,
 }
 
 /// One stage's row of the report.
@@ -124,6 +130,9 @@ pub struct FlowReport {
     pub stages: Vec<StageReport>,
     /// Where the stages' files are (only when kept).
     pub work_dir: Option<PathBuf>,
+    /// What the verdict assumes (stable keys, e.g. `no-undefined-behaviour`).
+    pub assumptions: Vec<&'static str>,
+    pub signed_overflow: SignedOverflow,
     #[serde(skip)]
     pub verdict_value: Verdict,
 }
@@ -256,8 +265,10 @@ pub fn run_flow(
     if let Some(m) = data_model {
         task.data_model = m;
     }
-    let original =
+    let mut original =
         load_program(&task.program, task.data_model).map_err(|e| RunError::Input(e.to_string()))?;
+    // Replays of every stage's counterexample run under the flow's semantics.
+    original.signed_overflow = options.signed_overflow;
     let original_file = std::fs::canonicalize(&task.program)
         .map_err(|e| RunError::Input(format!("{}: {e}", task.program.display())))?;
     let internal = |stage: &str, message: String| RunError::Internal {
@@ -394,6 +405,8 @@ pub fn run_flow(
         deciding_stage: deciding,
         stages: rows,
         work_dir: options.keep_dir.as_ref().map(|_| root.clone()),
+        assumptions: options.signed_overflow.assumption_keys(),
+        signed_overflow: options.signed_overflow,
         verdict_value: verdict,
     })
 }
@@ -565,6 +578,8 @@ fn run_native(
         model.to_string().into(),
         "--analysis".into(),
         stage.tool.clone().into(),
+        "--signed-overflow".into(),
+        options.signed_overflow.to_string().into(),
     ];
     if let Some(cpu) = budget.cpu_time {
         argv.push("--give-up".into());
@@ -924,6 +939,7 @@ pub fn render_text(report: &FlowReport) -> String {
         report.cpu_time_s,
         report.wall_time_s
     );
+    let _ = writeln!(out, "assumed: {}", report.signed_overflow.assumption());
     if let Some(dir) = &report.work_dir {
         let _ = writeln!(out, "stage files: {}", dir.display());
     }

@@ -333,6 +333,7 @@ impl<'p> ResidualBuilder<'p> {
             files: original.files.clone(),
             hash: original.hash.clone(),
             data_model: original.data_model,
+            signed_overflow: original.signed_overflow,
             variables,
             functions: vec![function],
             locations: self.locations,

@@ -14,7 +14,9 @@
 //! (`b == 0 || b == -1 ? 3 : b`), shift counts are masked below the width of the (explicitly
 //! cast) left operand, every loop has a dedicated counter that its body never writes, and
 //! expressions have no side effects (so evaluation order never matters). Signed overflow is
-//! left in on purpose: Baton wraps, and the programs are compiled with `gcc -fwrapv`.
+//! left in on purpose: the programs are compiled with `gcc -fwrapv` and interpreted with
+//! Baton's wrap-around semantics, and runs under the default semantics (overflow undefined)
+//! must end at the overflow.
 //!
 //! Each program is a list of lines, one statement per line, so the line of a `reach_error()`,
 //! `abort()` or `__VERIFIER_assume` call is known and comparable. The first

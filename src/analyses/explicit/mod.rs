@@ -5,10 +5,19 @@
 //! whose condition is unknown yields both successors, and the equality branch learns the value
 //! (`x == c`). States are never merged; a state is covered by one at the same control state
 //! that knows no more (the partial order of the flat lattice per variable).
+//!
+//! Undefined behaviour (under the program's [`Program::signed_overflow`] semantics): a step
+//! that certainly has it (all operands known) ends the path — no successor — because
+//! sv-benchmarks tasks are free of it by convention and such executions do not count. Where it
+//! only *might* happen (`x + 1` with `x` unknown), the result is unknown: that over-approximates
+//! the executions without undefined behaviour, so a `true` stays sound. A `false` is only
+//! reported after the counterexample's path formula (which excludes undefined behaviour) is
+//! solved and the values replay to the error on the interpreter, which ends runs at undefined
+//! behaviour: a path that needs it is never a counterexample.
 
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
-use crate::cfa::semantics::{self, UndefinedBehavior};
+use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::NodeId;
 use crate::cpa::engine::{Engine, Guide};
@@ -38,8 +47,8 @@ impl ExplicitState {
         }
     }
 
-    fn eval(&self, expr: &Expr) -> Result<Option<i128>, UndefinedBehavior> {
-        semantics::eval(expr, &|v| self.get(v))
+    fn eval(&self, expr: &Expr, overflow: SignedOverflow) -> Result<Option<i128>, UndefinedBehavior> {
+        semantics::eval(expr, &|v| self.get(v), overflow)
     }
 }
 
@@ -210,11 +219,12 @@ impl Cpa for ExplicitCpa {
         _precision: &(),
         program: &Program,
     ) -> Result<Transfer<ExplicitState>, CpaError> {
-        let undefined =
-            |ub: UndefinedBehavior, line: u32| Ok(Transfer::GiveUp(format!("{ub} at line {line}")));
+        // The step certainly has undefined behaviour: the path ends here (no successor). Such
+        // paths are excluded, as sv-benchmarks assumes; the interpreter ends runs there too.
+        let undefined = || Ok(Transfer::Successors(Vec::new()));
         let edge_id = step.edge();
         let edge = program.edge(edge_id);
-        let line = edge.source.line;
+        let overflow = program.signed_overflow;
         let mut next = state.clone();
         match step {
             Step::Return { .. } => {
@@ -232,30 +242,30 @@ impl Cpa for ExplicitCpa {
             Step::Edge(_) => match &edge.op {
                 Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } => {}
                 Operation::Exit { code } => {
-                    if let Err(ub) = state.eval(code) {
-                        return undefined(ub, line);
+                    if state.eval(code, overflow).is_err() {
+                        return undefined();
                     }
                 }
                 Operation::Declare { var, init } => {
                     let value = match init {
-                        Some(e) => match state.eval(e) {
+                        Some(e) => match state.eval(e, overflow) {
                             Ok(v) => v,
-                            Err(ub) => return undefined(ub, line),
+                            Err(_) => return undefined(),
                         },
                         None => None,
                     };
                     next.set(*var, value);
                 }
-                Operation::Assign { lhs, rhs } => match state.eval(rhs) {
+                Operation::Assign { lhs, rhs } => match state.eval(rhs, overflow) {
                     Ok(v) => next.set(*lhs, v.map(|v| program.variable(*lhs).ty.normalize(v))),
-                    Err(ub) => return undefined(ub, line),
+                    Err(_) => return undefined(),
                 },
                 Operation::Nondet { lhs, .. } => {
                     if let Some(v) = lhs {
                         next.set(*v, None);
                     }
                 }
-                Operation::Assume { cond, branch } => match state.eval(cond) {
+                Operation::Assume { cond, branch } => match state.eval(cond, overflow) {
                     Ok(Some(v)) => {
                         if (v != 0) != *branch {
                             return Ok(Transfer::Successors(Vec::new()));
@@ -266,15 +276,15 @@ impl Cpa for ExplicitCpa {
                             next.set(var, Some(value));
                         }
                     }
-                    Err(ub) => return undefined(ub, line),
+                    Err(_) => return undefined(),
                 },
                 Operation::Call { callee, args, .. } => {
                     let params = &program.function(*callee).params;
                     let mut values = Vec::with_capacity(args.len());
                     for arg in args {
-                        match state.eval(arg) {
+                        match state.eval(arg, overflow) {
                             Ok(v) => values.push(v),
-                            Err(ub) => return undefined(ub, line),
+                            Err(_) => return undefined(),
                         }
                     }
                     for (&p, v) in params.iter().zip(values) {
@@ -284,9 +294,9 @@ impl Cpa for ExplicitCpa {
                 Operation::Return { value } => {
                     let func = program.function(program.location(edge.from).func);
                     if let (Some(rv), Some(e)) = (func.return_var, value) {
-                        match state.eval(e) {
+                        match state.eval(e, overflow) {
                             Ok(v) => next.set(rv, v.map(|v| program.variable(rv).ty.normalize(v))),
-                            Err(ub) => return undefined(ub, line),
+                            Err(_) => return undefined(),
                         }
                     }
                 }

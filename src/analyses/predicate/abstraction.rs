@@ -60,10 +60,11 @@ impl Predicate {
         self.expr.vars()
     }
 
-    /// The predicate over the variables' terms at the indices of `ssa`. An operation with
-    /// undefined behaviour inside yields a fresh unconstrained value per instantiation.
+    /// The predicate over the variables' terms at the indices of `ssa`. Signed overflow wraps
+    /// ([`ExprEncoder::for_predicates`]); another operation with undefined behaviour inside
+    /// yields a fresh unconstrained value per instantiation.
     pub fn instantiate(&self, ssa: &SsaMap, program: &Program) -> Bool {
-        ExprEncoder::new(program, ssa).condition(&self.expr)
+        ExprEncoder::for_predicates(program, ssa).condition(&self.expr)
     }
 
     /// The predicate as a C expression over source-level variable names.

@@ -20,7 +20,7 @@ use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
-use crate::cfa::semantics;
+use crate::cfa::semantics::{self, SignedOverflow};
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::engine::{Engine, Guide};
@@ -115,7 +115,8 @@ impl PredicateCpa<'_> {
         let mut fixed = Vec::new();
         let mut open = Vec::new();
         for p in predicates {
-            match semantics::eval(p.expr(), &|v| known.get(v)) {
+            // Predicates wrap around on signed overflow, as their encoding does.
+            match semantics::eval(p.expr(), &|v| known.get(v), SignedOverflow::Wrap) {
                 Ok(Some(value)) => fixed.push(Literal {
                     predicate: p.clone(),
                     positive: value != 0,
@@ -196,7 +197,8 @@ impl Cpa for PredicateCpa<'_> {
                 Some(k) => k,
                 None => return Ok(Transfer::Successors(Vec::new())),
             },
-            // Undefined behaviour for the known values: forget them, the formula decides.
+            // The explicit-value transfer never gives up (undefined behaviour ends the path
+            // there); should it, forget the values and let the formula decide.
             Transfer::GiveUp(_) => ExplicitState::default(),
         };
         let pf = state.pf.extend(step, program).map_err(encode_error)?;
@@ -209,7 +211,10 @@ impl Cpa for PredicateCpa<'_> {
         };
         let decided = match (step, &edge.op) {
             (Step::Edge(_), Operation::Assume { cond, .. }) => {
-                matches!(semantics::eval(cond, &|v| state.known.get(v)), Ok(Some(_)))
+                matches!(
+                    semantics::eval(cond, &|v| state.known.get(v), program.signed_overflow),
+                    Ok(Some(_))
+                )
             }
             _ => true,
         };
@@ -375,13 +380,8 @@ fn on_target(
     );
     match analysis {
         Err(e) => TargetDecision::NotConfirmed(format!("refinement failed: {e}")),
-        Ok(Refinement::Feasible(cex)) => {
-            if cex.needs_undefined_behavior {
-                TargetDecision::NotConfirmed("counterexample needs undefined behaviour".into())
-            } else {
-                confirm_path(program, steps)
-            }
-        }
+        // The path formula excludes undefined behaviour; the replay checks the values.
+        Ok(Refinement::Feasible(_)) => confirm_path(program, steps),
         Ok(Refinement::Refined { pivot, predicates }) => {
             let Some(&start) = starts.get(pivot) else {
                 return TargetDecision::NotConfirmed(format!("refinement pivot {pivot} out of range"));

@@ -8,7 +8,11 @@
 //! For an infeasible path, Z3 4.8 offers no interpolation, so predicates come from weakest
 //! preconditions along the path as in seed 002 §2.2. The path is first sliced to the assume
 //! steps its infeasibility needs (a minimal unsat core over one indicator per assume, every
-//! assignment kept), which keeps the predicates few and relevant. Going backwards from the error location,
+//! assignment kept), which keeps the predicates few and relevant. A path can also be
+//! infeasible because it would need undefined behaviour (signed overflow, division by zero):
+//! each step's exclusion of it gets an indicator too, and the weakest preconditions of the
+//! needed ones add the conditions under which the step is defined
+//! ([`semantics::defined_conditions`], e.g. `(long long)x * 64 <= INT_MAX`) to the bad region. Going backwards from the error location,
 //! the *bad region* of each block boundary is the conjunction of the path's assume conditions
 //! with every later assignment substituted in (a nondet value becomes a Skolem constant).
 //! The pivot is the last boundary whose abstract state is disjoint from its bad region; every
@@ -20,6 +24,7 @@
 use super::abstraction::{AbstractState, Precision, Predicate};
 use super::formula::{EncodeError, ExprEncoder, PathFormula, Satisfiability, SolverConfig, SsaMap};
 use crate::cfa::expr::{Expr, ExprKind, UnaryOp};
+use crate::cfa::semantics;
 use crate::cfa::types::IntType;
 use crate::cfa::{LocId, Operation, Program, VarId};
 use crate::cpa::Step;
@@ -42,9 +47,6 @@ pub struct Block {
 pub struct Counterexample {
     /// The value of each `Nondet` step along the path, in order (interpreter inputs).
     pub nondet_values: Vec<i128>,
-    /// True if every model of the path needs undefined behaviour (division by zero, …): such a
-    /// path is no proof of a violation and the caller should answer unknown for it.
-    pub needs_undefined_behavior: bool,
     /// True if every model needs some uninitialised local to be non-zero, which the concrete
     /// interpreter (that reads them as 0) cannot replay.
     pub needs_uninitialized_nonzero: bool,
@@ -124,7 +126,7 @@ pub fn analyse(
         parts.extend(
             bad[i]
                 .iter()
-                .map(|c| ExprEncoder::new(program, &ssa).condition(c)),
+                .map(|c| ExprEncoder::for_predicates(program, &ssa).condition(c)),
         );
         if matches!(config.check(&Bool::and(&parts)), Satisfiability::Unsat) {
             pivot = i;
@@ -225,7 +227,7 @@ fn core_atoms(
             .iter()
             .map(|a| {
                 let l = Bool::fresh_const("atom");
-                solver.assert(l.implies(ExprEncoder::new(program, &pf.ssa).condition(a)));
+                solver.assert(l.implies(ExprEncoder::for_predicates(program, &pf.ssa).condition(a)));
                 l
             })
             .collect();
@@ -241,7 +243,7 @@ fn core_atoms(
             .collect();
         let conj: Vec<Bool> = chosen
             .iter()
-            .map(|a| ExprEncoder::new(program, &ssa0).condition(a))
+            .map(|a| ExprEncoder::for_predicates(program, &ssa0).condition(a))
             .collect();
         state = Some(Bool::and(&conj).not());
         out[j] = Some(chosen);
@@ -249,35 +251,24 @@ fn core_atoms(
     Ok(out)
 }
 
-/// Builds the counterexample from a model of the whole path, preferring models without
-/// undefined behaviour and with uninitialised locals at 0 (what the interpreter replays).
+/// Builds the counterexample from a model of the whole path (which excludes undefined
+/// behaviour), preferring models with uninitialised locals at 0 (what the interpreter replays).
 fn counterexample(path: &PathFormula, model: z3::Model, config: &SolverConfig) -> Counterexample {
-    let no_ub = path.may_be_undefined().not();
     let zeros: Vec<Bool> = path
         .uninitialized
         .iter()
         .map(|t| t.eq(BV::from_u64(0, t.get_size())))
         .collect();
-    let strict = Bool::and(&[path.formula.clone(), no_ub.clone(), Bool::and(&zeros)]);
+    let strict = Bool::and(&[path.formula.clone(), Bool::and(&zeros)]);
     if let Satisfiability::Sat(m) = config.check(&strict) {
         return Counterexample {
             nondet_values: path.nondet_values(&m),
-            needs_undefined_behavior: false,
             needs_uninitialized_nonzero: false,
-        };
-    }
-    let defined = Bool::and(&[path.formula.clone(), no_ub]);
-    if let Satisfiability::Sat(m) = config.check(&defined) {
-        return Counterexample {
-            nondet_values: path.nondet_values(&m),
-            needs_undefined_behavior: false,
-            needs_uninitialized_nonzero: true,
         };
     }
     Counterexample {
         nondet_values: path.nondet_values(&model),
-        needs_undefined_behavior: true,
-        needs_uninitialized_nonzero: !path.uninitialized.is_empty(),
+        needs_uninitialized_nonzero: true,
     }
 }
 
@@ -341,8 +332,26 @@ impl Wp<'_> {
         self.assign(var, &Expr::var(skolem, v.ty));
     }
 
-    /// Goes back over `step`; an assume step adds its condition only with `keep_assume`.
-    fn step_back(&mut self, step: Step, keep_assume: bool) {
+    /// Adds conditions (each `!= 0`) to the bad region.
+    fn require(&mut self, conditions: impl IntoIterator<Item = Expr>) {
+        for c in conditions {
+            if c.as_const().is_none() && size(&c) <= MAX_ATOM_SIZE && !self.conjuncts.contains(&c) {
+                self.conjuncts.push(c);
+            }
+        }
+    }
+
+    /// The conditions under which evaluating `e` is defined, with `keep`.
+    fn require_defined(&mut self, e: &Expr, keep: bool) {
+        if keep {
+            self.require(semantics::defined_conditions(e, self.program.signed_overflow));
+        }
+    }
+
+    /// Goes back over `step`; with `keep` an assume step adds its condition, and every step
+    /// the conditions under which its expressions are defined (paths through undefined
+    /// behaviour are infeasible).
+    fn step_back(&mut self, step: Step, keep: bool) {
         let program = self.program;
         let Some(edge) = program.edges.get(step.edge().index()) else {
             return;
@@ -359,18 +368,18 @@ impl Wp<'_> {
                 Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
                     let ty = program.variable(*var).ty;
                     self.assign(*var, &e.clone().cast(ty));
+                    self.require_defined(e, keep);
                 }
                 Operation::Declare { var, init: None } => self.havoc(*var),
                 Operation::Nondet { lhs: Some(var), .. } => self.havoc(*var),
-                Operation::Assume { cond, branch } if keep_assume => {
+                Operation::Assume { cond, branch } if keep => {
                     let c = if *branch {
                         cond.clone()
                     } else {
                         Expr::unary(UnaryOp::LogNot, cond.clone(), IntType::INT)
                     };
-                    if c.as_const().is_none() && size(&c) <= MAX_ATOM_SIZE && !self.conjuncts.contains(&c) {
-                        self.conjuncts.push(c);
-                    }
+                    self.require([c]);
+                    self.require_defined(cond, keep);
                 }
                 Operation::Call { callee, args, .. } => {
                     let f = program.function(*callee);
@@ -380,12 +389,16 @@ impl Wp<'_> {
                         let ty = program.variable(*p).ty;
                         self.assign(*p, &a.clone().cast(ty));
                     }
+                    for a in args {
+                        self.require_defined(a, keep);
+                    }
                 }
                 Operation::Return { value: Some(e) } => {
                     let f = program.function(program.location(edge.from).func);
                     if let Some(rv) = f.return_var {
                         let ty = program.variable(rv).ty;
                         self.assign(rv, &e.clone().cast(ty));
+                        self.require_defined(e, keep);
                     }
                 }
                 _ => {}
@@ -426,9 +439,10 @@ fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>
 /// Most assume steps in an unsat core that are tried one by one for removal.
 const CORE_MINIMIZE_LIMIT: usize = 40;
 
-/// The assume steps of the infeasible path `blocks` that its infeasibility needs (per block,
-/// per step), from an unsat core over one indicator literal per assume step, made minimal by
-/// deletion when small. `None` when the solver gives no core (then every assume counts).
+/// The steps of the infeasible path `blocks` whose assume condition or exclusion of undefined
+/// behaviour its infeasibility needs (per block, per step), from an unsat core over one
+/// indicator literal per such step, made minimal by deletion when small. `None` when the
+/// solver gives no core (then every step counts).
 fn relevant_assumes(
     blocks: &[Block],
     start: &PathFormula,
@@ -438,6 +452,8 @@ fn relevant_assumes(
     let solver = config.solver();
     let mut pf = start.clone();
     let mut literals: Vec<(Bool, usize, usize)> = Vec::new();
+    // Indicators of the steps' exclusions of undefined behaviour (other than in assumes).
+    let mut exclusions: Vec<(Bool, usize, usize)> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         for (k, step) in block.steps.iter().enumerate() {
             let edge = program
@@ -446,20 +462,38 @@ fn relevant_assumes(
                 .ok_or(EncodeError::NoSuchEdge(step.edge()))?;
             match (step, &edge.op) {
                 (Step::Edge(_), Operation::Assume { cond, branch }) => {
-                    let c = ExprEncoder::new(program, &pf.ssa).condition(cond);
-                    let c = if *branch { c } else { c.not() };
+                    let mut enc = ExprEncoder::new(program, &pf.ssa);
+                    let c = enc.condition(cond);
+                    let mut holds = vec![if *branch { c } else { c.not() }];
+                    if !enc.undefined.is_empty() {
+                        holds.push(Bool::or(&enc.undefined).not());
+                    }
                     let l = Bool::fresh_const("assume");
-                    solver.assert(l.implies(&c));
+                    solver.assert(l.implies(Bool::and(&holds)));
                     literals.push((l, i, k));
                 }
-                _ => pf = pf.extend(*step, program)?,
+                _ => {
+                    let (next, undefined) = pf.extend_split(*step, program)?;
+                    pf = next;
+                    if let Some(ub) = undefined {
+                        let l = Bool::fresh_const("defined");
+                        solver.assert(l.implies(ub.not()));
+                        exclusions.push((l, i, k));
+                    }
+                }
             }
         }
     }
     solver.assert(&pf.formula);
-    let all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
+    // Most infeasible paths need no exclusion of undefined behaviour: their cores (and the
+    // deletion checks below) stay over the assumes; the exclusions join only when needed.
+    let mut all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
     if solver.check_assumptions(&all) != SatResult::Unsat {
-        return Ok(None);
+        all.extend(exclusions.iter().map(|(l, _, _)| l.clone()));
+        literals.extend(exclusions);
+        if solver.check_assumptions(&all) != SatResult::Unsat {
+            return Ok(None);
+        }
     }
     let mut core: Vec<Bool> = solver.get_unsat_core();
     if core.len() <= CORE_MINIMIZE_LIMIT {
