@@ -280,7 +280,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     );
     if let Some(path) = &args.condition_out {
         let format = condition_format(args.condition_format.as_deref(), path)?;
-        std::fs::write(path, condition::write(&outcome.condition, &program, format))
+        condition::write_file(path, &outcome.condition, &program, format)
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
     }
     let summary = outcome.condition.summary(&program);
@@ -302,7 +302,8 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             "cut_states": outcome.stats.cut,
             "guide_accepted_states": outcome.stats.guide_accepted,
             "condition": { "states": summary.states, "transitions": summary.transitions,
-                           "covered_share": summary.covered_share() },
+                           "covered_share": summary.covered_share(),
+                           "cut_short": outcome.condition_cut_short },
             "counterexample": cex,
             "predicates": outcome.predicates,
             "invariants": outcome.invariants.iter().map(|(loc, inv)| {
@@ -327,10 +328,15 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         outcome.reached_states, outcome.stats.covered, outcome.stats.cut, outcome.stats.guide_accepted
     );
     println!(
-        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %",
+        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %{}",
         summary.states,
         summary.transitions,
-        100.0 * summary.covered_share()
+        100.0 * summary.covered_share(),
+        if outcome.condition_cut_short {
+            " (cut short by the CPU-time deadline)"
+        } else {
+            ""
+        }
     );
     if let Some(c) = &outcome.counterexample {
         let inputs: Vec<String> = c.inputs.iter().map(|v| v.to_string()).collect();
