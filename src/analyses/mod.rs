@@ -61,12 +61,15 @@ pub struct AnalysisOptions {
 }
 
 impl AnalysisOptions {
-    /// The limit of the `cpu-time` give-up, if there is one.
+    /// The limit of the `cpu-time` give-up (the smallest, if given twice), if there is one.
     pub fn cpu_time_limit(&self) -> Option<std::time::Duration> {
-        self.give_up.iter().find_map(|g| match g {
-            GiveUp::CpuTime(limit) => Some(*limit),
-            _ => None,
-        })
+        self.give_up
+            .iter()
+            .filter_map(|g| match g {
+                GiveUp::CpuTime(limit) => Some(*limit),
+                _ => None,
+            })
+            .min()
     }
 }
 

@@ -168,13 +168,23 @@ impl<'p, C: Cpa> Engine<'p, C> {
         self.program
     }
 
-    /// When the CPU time of the `cpu-time` give-up runs out (counted from the engine's
-    /// creation), condition included; `None` without that give-up.
+    /// The give-up conditions in force (with the default memory limit if none was given).
+    pub fn give_up(&self) -> &[GiveUp] {
+        &self.give_up
+    }
+
+    /// When the CPU time of the (smallest) `cpu-time` give-up runs out, counted from the
+    /// engine's creation, condition included; `None` without that give-up.
     pub fn cpu_deadline(&self) -> Option<CpuDeadline> {
-        self.give_up.iter().find_map(|g| match g {
-            GiveUp::CpuTime(limit) => Some(CpuDeadline::at(self.cpu_at_start.saturating_add(*limit))),
-            _ => None,
-        })
+        let limit = self
+            .give_up
+            .iter()
+            .filter_map(|g| match g {
+                GiveUp::CpuTime(limit) => Some(*limit),
+                _ => None,
+            })
+            .min()?;
+        Some(CpuDeadline::at(self.cpu_at_start.saturating_add(limit)))
     }
 
     fn push_node(&mut self, node: ArgNode<C::State>) -> NodeId {
