@@ -61,6 +61,13 @@ pub fn finishing_reserve(nodes: usize) -> Duration {
         + (BUILD_COST_PER_NODE + WRITE_COST_PER_NODE).saturating_mul(u32::try_from(nodes).unwrap_or(u32::MAX))
 }
 
+/// The point after which no solver query starts or runs, for an analysis that ends at `end`:
+/// later than the engine's stop point (at least [`RESERVE_BASE`] before the end), so that once
+/// queries go unanswered the engine stops at its next look at the clock.
+pub fn last_query(end: CpuDeadline) -> CpuDeadline {
+    end.earlier_by(RESERVE_BASE / 2)
+}
+
 /// CPU time to keep free, after the condition is built from `nodes` ARG nodes, for writing it
 /// and freeing the ARG.
 pub fn writing_reserve(nodes: usize) -> Duration {

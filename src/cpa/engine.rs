@@ -95,6 +95,8 @@ pub struct Engine<'p, C: Cpa> {
     cpu_at_start: Duration,
     /// When the slow limits (CPU time, memory) were last checked.
     last_slow_check: Instant,
+    /// Check the slow limits before the next expansion.
+    check_now: bool,
 }
 
 impl<'p, C: Cpa> Engine<'p, C> {
@@ -138,6 +140,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             stats: EngineStats::default(),
             cpu_at_start: process_cpu_time(),
             last_slow_check: Instant::now(),
+            check_now: true,
         };
         let accepted = engine
             .guide
@@ -270,10 +273,12 @@ impl<'p, C: Cpa> Engine<'p, C> {
     }
 
     fn global_limit_hit(&mut self) -> Option<GiveUp> {
-        // Every 64 expansions, or sooner when expansions are slow (e.g. solver calls of the
-        // predicate analysis, refinements between runs): the wall clock is cheap to read.
-        let check_slow =
-            self.stats.expanded.is_multiple_of(64) || self.last_slow_check.elapsed() >= SLOW_CHECK_INTERVAL;
+        // At the start of every run (after a counterexample check or refinement, which may
+        // have taken long), every 64 expansions, or sooner when expansions are slow (e.g.
+        // solver calls of the predicate analysis): the wall clock is cheap to read.
+        let check_slow = std::mem::take(&mut self.check_now)
+            || self.stats.expanded.is_multiple_of(64)
+            || self.last_slow_check.elapsed() >= SLOW_CHECK_INTERVAL;
         if check_slow {
             self.last_slow_check = Instant::now();
         }
@@ -298,6 +303,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// Explores until the waitlist is empty, a target is reached, or a global give-up
     /// condition fires.
     pub fn run(&mut self) -> RunOutcome {
+        self.check_now = true;
         let cpu_before = process_cpu_time();
         let outcome = self.explore();
         self.stats.cpu_time += process_cpu_time().saturating_sub(cpu_before);

@@ -12,6 +12,7 @@ use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::{self, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::NodeId;
+use crate::cpa::budget::last_query;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 use smallvec::SmallVec;
@@ -377,7 +378,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
         options.give_up.clone(),
         guide,
     );
-    let solver = SolverConfig::default().until(engine.cpu_deadline());
+    let solver = SolverConfig::default().until(engine.cpu_deadline().map(last_query));
     run_to_verdict(&mut engine, |engine, node| {
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
         confirm_path(program, steps, &solver)

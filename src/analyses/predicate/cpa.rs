@@ -24,7 +24,7 @@ use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOut
 use crate::cfa::semantics;
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
-use crate::cpa::budget::{finishing_reserve, CpuDeadline};
+use crate::cpa::budget::{last_query, CpuDeadline};
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, CpaError, LinearCoverIndex, Step, Transfer};
@@ -476,10 +476,10 @@ pub fn verify_with(
     predicate: &PredicateOptions,
     guide: Option<&dyn Guide>,
 ) -> AnalysisOutcome {
-    // Solver queries end by the cpu-time deadline, less the least time the condition needs.
+    // Solver queries end by the cpu-time deadline (the engine's, counted from a little later).
     let deadline = options
         .cpu_time_limit()
-        .map(|limit| CpuDeadline::after(limit).earlier_by(finishing_reserve(0)));
+        .map(|limit| last_query(CpuDeadline::after(limit)));
     let predicate = &PredicateOptions {
         solver: predicate.solver.until(deadline),
         ..*predicate
