@@ -83,10 +83,7 @@ fn escape(s: &str) -> String {
 
 /// Writes `automaton` in CPAchecker's syntax with Baton's comments (see the module doc).
 pub fn write_cpachecker(automaton: &ConditionAutomaton, program: &Program) -> String {
-    let mut out = Vec::new();
-    // Writing into memory cannot fail, and only UTF-8 is written.
-    let _ = write_cpachecker_to(&mut out, automaton, program);
-    String::from_utf8_lossy(&out).into_owned()
+    super::to_text(|out| write_cpachecker_to(out, automaton, program))
 }
 
 /// Streams `automaton` in CPAchecker's syntax into `out` (linear in the automaton).

@@ -50,10 +50,7 @@ const KEYS: &[(&str, &str, &str, &str)] = &[
 
 /// Writes `automaton` as GraphML (see the module doc for the keys).
 pub fn write_graphml(automaton: &ConditionAutomaton, program: &Program) -> String {
-    let mut out = Vec::new();
-    // Writing into memory cannot fail, and only UTF-8 is written.
-    let _ = write_graphml_to(&mut out, automaton, program);
-    String::from_utf8_lossy(&out).into_owned()
+    super::to_text(|out| write_graphml_to(out, automaton, program))
 }
 
 /// Streams `automaton` as GraphML into `out`. Linear in the automaton and without allocations

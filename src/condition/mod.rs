@@ -726,6 +726,14 @@ pub fn write(automaton: &ConditionAutomaton, program: &Program, format: Format) 
     }
 }
 
+/// The text a streaming writer writes (writing into memory cannot fail; the writers write
+/// UTF-8 only).
+fn to_text(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Writes a condition in the given format to a file, streamed (a condition of a big ARG is
 /// never held in memory as text).
 pub fn write_file(
