@@ -52,20 +52,26 @@ impl SolverConfig {
         SolverConfig { deadline, ..self }
     }
 
-    /// The Z3 timeout (ms) for a query started now; `None` once the deadline has passed.
-    fn query_timeout_ms(&self) -> Option<u32> {
-        let left = match self.deadline.map(CpuDeadline::remaining) {
-            Some(Duration::ZERO) => return None,
-            left => left,
-        };
-        let limit = match (self.timeout, left) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+    /// The Z3 timeout (ms) for a query started now by a solver set to `current`; `None` once
+    /// the deadline has passed. Changing a solver's parameters makes Z3 rebuild it, so the
+    /// timeout is kept while it ends the query by the deadline and is not too short (at least
+    /// half the time left); otherwise it becomes half the time left: a few changes per run.
+    fn query_timeout_ms(&self, current: u32) -> Option<u32> {
         // Z3 reads a timeout of 0 as none: at least 1 ms.
-        Some(limit.map_or(NO_TIMEOUT_MS, |t| {
-            u32::try_from(t.as_millis()).unwrap_or(NO_TIMEOUT_MS - 1).max(1)
-        }))
+        let ms = |t: Duration| u32::try_from(t.as_millis()).unwrap_or(NO_TIMEOUT_MS - 1).max(1);
+        let base = self.timeout.map_or(NO_TIMEOUT_MS, ms);
+        let Some(left) = self.deadline.map(CpuDeadline::remaining) else {
+            return Some(base);
+        };
+        if left.is_zero() {
+            return None;
+        }
+        let (upper, lower) = (base.min(ms(left)), base.min(ms(left / 2)));
+        Some(if (lower..=upper).contains(&current) {
+            current
+        } else {
+            lower
+        })
     }
 
     /// A solver with these settings, in a fresh assertion scope. Creating a Z3 solver (and its
@@ -75,7 +81,14 @@ impl SolverConfig {
     pub fn solver(&self) -> PooledSolver {
         let (timeout_ms, solver) = SOLVER_POOL
             .with(|pool| pool.borrow_mut().pop())
-            .unwrap_or_else(|| (NO_TIMEOUT_MS, Solver::new()));
+            .unwrap_or_else(|| {
+                // Parameters are set before the first scope: setting them later makes Z3 rebuild
+                // its solver at the next check (much slower incremental queries).
+                let ms = self.query_timeout_ms(NO_TIMEOUT_MS).unwrap_or(1);
+                let solver = Solver::new();
+                set_timeout(&solver, ms);
+                (ms, solver)
+            });
         solver.push();
         PooledSolver {
             solver: Some(solver),
@@ -140,19 +153,25 @@ impl PooledSolver {
     }
 
     fn within_limits(&self, query: impl FnOnce(&Solver) -> SatResult) -> SatResult {
-        let Some(ms) = self.config.query_timeout_ms() else {
+        let Some(ms) = self.config.query_timeout_ms(self.timeout_ms.get()) else {
             self.deadline_hit.set(true);
             return SatResult::Unknown;
         };
         self.deadline_hit.set(false);
+        // Only near the deadline (or with a pooled solver of other settings) does the timeout
+        // change.
         if ms != self.timeout_ms.get() {
-            let mut params = Params::new();
-            params.set_u32("timeout", ms);
-            self.set_params(&params);
+            set_timeout(self, ms);
             self.timeout_ms.set(ms);
         }
         query(self)
     }
+}
+
+fn set_timeout(solver: &Solver, ms: u32) {
+    let mut params = Params::new();
+    params.set_u32("timeout", ms);
+    solver.set_params(&params);
 }
 
 impl std::ops::Deref for PooledSolver {
@@ -222,14 +241,18 @@ mod tests {
     #[test]
     fn queries_get_at_most_the_time_left() {
         let far = SolverConfig::default().until(Some(CpuDeadline::after(Duration::from_secs(3600))));
-        assert_eq!(far.query_timeout_ms(), Some(10_000));
+        assert_eq!(far.query_timeout_ms(NO_TIMEOUT_MS), Some(10_000));
+        assert_eq!(far.query_timeout_ms(10_000), Some(10_000));
         let near = SolverConfig::default().until(Some(CpuDeadline::after(Duration::from_millis(200))));
-        assert!(near.query_timeout_ms().is_some_and(|ms| (1..=200).contains(&ms)));
+        let halved = near.query_timeout_ms(10_000).expect("deadline not passed");
+        assert!((1..=100).contains(&halved), "{halved}");
+        // Kept while it ends queries by the deadline: no parameter change per query.
+        assert_eq!(near.query_timeout_ms(halved), Some(halved));
         let unlimited = SolverConfig {
             timeout: None,
             deadline: None,
         };
-        assert_eq!(unlimited.query_timeout_ms(), Some(NO_TIMEOUT_MS));
+        assert_eq!(unlimited.query_timeout_ms(NO_TIMEOUT_MS), Some(NO_TIMEOUT_MS));
         // A hard query under a deadline 50 ms away ends as unknown (Z3's timeout), and the
         // solver then goes back to the pool and answers later queries.
         let soon = SolverConfig::default().until(Some(CpuDeadline::after(Duration::from_millis(50))));
