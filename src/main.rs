@@ -348,7 +348,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     );
     if let Some(path) = &args.condition_out {
         let format = condition_format(args.condition_format.as_deref(), path)?;
-        std::fs::write(path, condition::write(&outcome.condition, &program, format))
+        condition::write_file(path, &outcome.condition, &program, format)
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
     }
     let summary = outcome.condition.summary(&program);
@@ -370,7 +370,8 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             "cut_states": outcome.stats.cut,
             "guide_accepted_states": outcome.stats.guide_accepted,
             "condition": { "states": summary.states, "transitions": summary.transitions,
-                           "covered_share": summary.covered_share() },
+                           "covered_share": summary.covered_share(),
+                           "cut_short": outcome.condition_cut_short },
             "counterexample": cex,
             "assumptions": program.signed_overflow.assumption_keys(),
             "signed_overflow": program.signed_overflow,
@@ -401,10 +402,15 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         outcome.stats.guide_accepted
     );
     outln!(
-        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %",
+        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %{}",
         summary.states,
         summary.transitions,
-        100.0 * summary.covered_share()
+        100.0 * summary.covered_share(),
+        if outcome.condition_cut_short {
+            " (cut short by the CPU-time deadline)"
+        } else {
+            ""
+        }
     );
     if let Some(c) = &outcome.counterexample {
         let inputs: Vec<String> = c.inputs.iter().map(|v| v.to_string()).collect();

@@ -5,8 +5,9 @@
 use baton::analyses::predicate::abstraction::{
     boolean_abstraction, cartesian_abstraction, AbstractState, Precision, Predicate,
 };
-use baton::analyses::predicate::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
+use baton::analyses::predicate::formula::{PathFormula, SsaMap};
 use baton::analyses::predicate::refinement::{analyse, Block, Refinement, RefinementOptions};
+use baton::analyses::predicate::solver::{Satisfiability, SolverConfig};
 use baton::cfa::expr::{BinaryOp, Expr};
 use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::semantics::SignedOverflow;

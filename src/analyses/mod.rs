@@ -19,11 +19,12 @@ use crate::cfa::Program;
 use crate::condition::from_arg::condition_from_arg;
 use crate::condition::ConditionAutomaton;
 use crate::cpa::arg::{NodeId, NodeStatus};
+use crate::cpa::budget::writing_reserve;
 use crate::cpa::engine::{Engine, EngineStats, Guide, RunOutcome, SearchOrder};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, Step};
 use crate::verdict::Verdict;
-use predicate::formula::SolverConfig;
+use predicate::solver::SolverConfig;
 
 /// Which native analysis to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +65,19 @@ pub struct AnalysisOptions {
     pub order: SearchOrder,
 }
 
+impl AnalysisOptions {
+    /// The limit of the `cpu-time` give-up (the smallest, if given twice), if there is one.
+    pub fn cpu_time_limit(&self) -> Option<std::time::Duration> {
+        self.give_up
+            .iter()
+            .filter_map(|g| match g {
+                GiveUp::CpuTime(limit) => Some(*limit),
+                _ => None,
+            })
+            .min()
+    }
+}
+
 /// A violation of the property, confirmed on the concrete interpreter.
 #[derive(Debug, Clone)]
 pub struct Counterexample {
@@ -84,6 +98,8 @@ pub struct AnalysisOutcome {
     pub counterexample: Option<Counterexample>,
     /// What was verified (fully verified for `true`).
     pub condition: ConditionAutomaton,
+    /// The CPU-time deadline cut the condition short: it hands on less than was verified.
+    pub condition_cut_short: bool,
     pub stats: EngineStats,
     /// Live ARG nodes at the end.
     pub reached_states: usize,
@@ -121,9 +137,10 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
 }
 
 /// Confirms a path to an error location: solves its bit-precise path formula for nondet values
-/// and replays them on the interpreter; only a replay that reaches the error is a violation.
-pub fn confirm_path(program: &Program, steps: Vec<Step>) -> TargetDecision {
-    let Some(inputs) = predicate::formula::concrete_inputs(program, &steps, &SolverConfig::default()) else {
+/// (with `solver`'s limits) and replays them on the interpreter; only a replay that reaches the
+/// error is a violation.
+pub fn confirm_path(program: &Program, steps: Vec<Step>, solver: &SolverConfig) -> TargetDecision {
+    let Some(inputs) = predicate::formula::concrete_inputs(program, &steps, solver) else {
         return TargetDecision::NotConfirmed("error path infeasible or not solvable".into());
     };
     match replay_to_error(program, &inputs) {
@@ -177,10 +194,18 @@ pub fn run_to_verdict<C: Cpa>(
     } else {
         reason
     };
-    let condition = match verdict {
-        Verdict::True => ConditionAutomaton::fully_verified(&program.hash),
+    let (condition, condition_cut_short) = match verdict {
+        Verdict::True => (ConditionAutomaton::fully_verified(&program.hash), false),
         // A violation ends the flow; the condition then is what was explored without error.
-        _ => condition_from_arg(engine.arg(), program),
+        _ => {
+            // Built by the deadline less the time writing it will take (see `cpa::budget`).
+            let nodes = engine.arg().nodes.len();
+            let deadline = engine
+                .cpu_deadline()
+                .map(|d| d.earlier_by(writing_reserve(nodes)));
+            let built = condition_from_arg(engine.arg(), program, deadline);
+            (built.automaton, built.cut_short)
+        }
     };
     // CPU time of the whole analysis: exploration, counterexample checks and the condition.
     let mut stats = engine.stats().clone();
@@ -190,6 +215,7 @@ pub fn run_to_verdict<C: Cpa>(
         reason,
         counterexample,
         condition,
+        condition_cut_short,
         stats,
         reached_states: engine.arg().len(),
         invariants: Vec::new(),

@@ -63,7 +63,7 @@
 use super::{Assumption, ConditionAutomaton, ConditionError, ConditionState, StateId, Transition};
 use crate::cfa::{EdgeId, Program};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write;
+use std::io::{self, Write};
 
 /// Escapes a string like CPAchecker does for `MATCH "…"`.
 fn escape(s: &str) -> String {
@@ -83,62 +83,64 @@ fn escape(s: &str) -> String {
 
 /// Writes `automaton` in CPAchecker's syntax with Baton's comments (see the module doc).
 pub fn write_cpachecker(automaton: &ConditionAutomaton, program: &Program) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "// programhash: {}", automaton.program_hash);
-    out.push_str("// producer: Baton\n");
-    out.push_str("// A Baton condition automaton in CPAchecker's AssumptionAutomaton syntax.\n");
-    out.push_str("// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n");
-    out.push_str("OBSERVER AUTOMATON AssumptionAutomaton\n\n");
-    let _ = writeln!(
+    super::to_text(|out| write_cpachecker_to(out, automaton, program))
+}
+
+/// Streams `automaton` in CPAchecker's syntax into `out` (linear in the automaton).
+pub fn write_cpachecker_to(
+    out: &mut impl Write,
+    automaton: &ConditionAutomaton,
+    program: &Program,
+) -> io::Result<()> {
+    writeln!(out, "// programhash: {}", automaton.program_hash)?;
+    out.write_all(b"// producer: Baton\n")?;
+    out.write_all(b"// A Baton condition automaton in CPAchecker's AssumptionAutomaton syntax.\n")?;
+    out.write_all(b"// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n")?;
+    out.write_all(b"OBSERVER AUTOMATON AssumptionAutomaton\n\n")?;
+    writeln!(
         out,
         "INITIAL STATE {};\n",
         automaton.state_name(automaton.initial)
-    );
-    // Transitions grouped by source state, in order.
-    let mut by_state: Vec<Vec<usize>> = vec![Vec::new(); automaton.states.len()];
-    for (k, t) in automaton.transitions.iter().enumerate() {
-        if let Some(list) = by_state.get_mut(t.from.index()) {
-            list.push(k);
-        }
-    }
+    )?;
+    let by_state = automaton.transitions_by_state();
+    let name = |q: StateId| automaton.states.get(q.index()).map_or("", |s| s.name.as_str());
     for (i, s) in automaton.states.iter().enumerate() {
-        let _ = write!(out, "STATE {} :", s.name);
+        write!(out, "STATE {} :", s.name)?;
         if s.accepting {
-            out.push_str(" // baton: accepting");
+            out.write_all(b" // baton: accepting")?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
         for &k in &by_state[i] {
             let t = &automaton.transitions[k];
             let assume = match t.assumption {
                 Assumption::True => "",
                 Assumption::False => "ASSUME {false} ",
             };
-            let target = automaton.state_name(t.to);
+            let target = name(t.to);
             if t.edges.is_empty() {
                 let a = if t.assumption == Assumption::True {
                     "true"
                 } else {
                     "false"
                 };
-                let _ = writeln!(out, "    // baton: transition {k} empty {a} {target}");
+                writeln!(out, "    // baton: transition {k} empty {a} {target}")?;
             }
             for &e in &t.edges {
                 let text = match program.edges.get(e.index()) {
                     Some(edge) => program.render_operation(&edge.op),
                     None => String::new(),
                 };
-                let _ = writeln!(
+                writeln!(
                     out,
                     "    MATCH \"{}\" -> {assume}GOTO {target}; // baton: transition {k} edge {}",
                     escape(&text),
                     e.0
-                );
+                )?;
             }
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    out.push_str("END AUTOMATON\n");
-    out
+    out.write_all(b"END AUTOMATON\n")
 }
 
 #[derive(Debug, Clone, PartialEq)]

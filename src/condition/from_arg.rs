@@ -7,79 +7,128 @@
 //! of seed 000: not verified). Every other unsafe node becomes one automaton state whose
 //! transitions follow the ARG's edges; a covered node stands for the node covering it, and a
 //! callee's exit stands for the return site (returns are silent for conditions).
+//!
+//! The construction is linear in the ARG (arrays indexed by node, no maps) because it runs
+//! after a give-up, inside the analysis' budget. With a deadline it is an *anytime*
+//! construction: the automaton states are built breadth-first from the root, and when the
+//! deadline passes, the states not yet built keep no transitions. A non-accepting state without
+//! transitions covers nothing, so the cut-short condition covers a subset of the paths of the
+//! full one — less verified work is handed on, but nothing unverified.
 
 use super::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
 use crate::cfa::{EdgeId, Program};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
+use crate::cpa::budget::CpuDeadline;
 use crate::cpa::Step;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
-/// Builds the condition of an analysis run from its ARG.
-pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program) -> ConditionAutomaton {
+/// A condition built from an ARG.
+#[derive(Debug, Clone)]
+pub struct ArgCondition {
+    pub automaton: ConditionAutomaton,
+    /// True if the deadline passed before every state was built (see the module doc).
+    pub cut_short: bool,
+}
+
+/// Automaton states built between two looks at the clock.
+const STATES_PER_CLOCK_CHECK: usize = 1024;
+
+/// Builds the condition of an analysis run from its ARG, stopping to add transitions when
+/// `deadline` passes (see the module doc).
+pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<CpuDeadline>) -> ArgCondition {
     let unsafe_nodes = unsafe_nodes(arg);
     let root = arg.root();
-    if !unsafe_nodes.contains(&root) {
-        return ConditionAutomaton::fully_verified(&program.hash);
+    if !unsafe_nodes[root.index()] {
+        return ArgCondition {
+            automaton: ConditionAutomaton::fully_verified(&program.hash),
+            cut_short: false,
+        };
     }
 
-    let mut builder = Builder::new(&program.hash);
-    // Automaton states for unsafe, non-aliased nodes, discovered from the root.
+    let mut builder = Builder::new(&program.hash, arg.nodes.len());
+    // Automaton states for unsafe, non-aliased nodes, discovered from the root. A node is
+    // queued once: when its automaton state is created.
     let start = representative(arg, root);
-    let initial = builder.state_for(start);
+    let initial = builder.state_for(start).0;
     let mut queue = VecDeque::from([start]);
-    let mut done = BTreeSet::new();
+    let mut built = 0;
+    let mut cut_short = false;
+    let mut out: Vec<(StateId, EdgeId)> = Vec::new();
     while let Some(n) = queue.pop_front() {
-        if !done.insert(n) {
-            continue;
+        built += 1;
+        if built % STATES_PER_CLOCK_CHECK == 0 && deadline.is_some_and(CpuDeadline::passed) {
+            cut_short = true;
+            break;
         }
-        let from = builder.state_for(n);
+        let from = builder.state_for(n).0;
+        out.clear();
         for &(step, child) in &arg.node(n).children {
             let Step::Edge(edge) = step else { continue };
             if arg.node(child).status == NodeStatus::Removed {
                 continue;
             }
-            let to = if !unsafe_nodes.contains(&child) {
+            let to = if !unsafe_nodes[child.index()] {
                 builder.accepting
             } else {
                 let target = representative(arg, child);
                 if is_leaf(arg, target) {
                     builder.rejecting
                 } else {
-                    queue.push_back(target);
-                    builder.state_for(target)
+                    let (state, created) = builder.state_for(target);
+                    if created {
+                        queue.push_back(target);
+                    }
+                    state
                 }
             };
-            builder.add(from, edge, to);
+            out.push((to, edge));
         }
+        builder.add_transitions(from, &mut out);
     }
-    builder.finish(initial)
+    ArgCondition {
+        automaton: builder.finish(initial),
+        cut_short,
+    }
 }
 
-/// Nodes from which some path leads to a frontier, cut or target node.
-fn unsafe_nodes<S>(arg: &Arg<S>) -> BTreeSet<NodeId> {
-    // Reverse dependencies: a node's unsafety flows to its parent and to nodes it covers.
-    let mut dependents: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
-    let mut queue = VecDeque::new();
-    let mut result = BTreeSet::new();
+/// Per node: true if some path from it leads to a frontier, cut or target node.
+fn unsafe_nodes<S>(arg: &Arg<S>) -> Vec<bool> {
+    let count = arg.nodes.len();
+    // The nodes each node covers, as one array sliced by `covered_start` (a node's unsafety
+    // flows to its parent and to the nodes it covers).
+    let mut covered_start = vec![0u32; count + 1];
     for n in arg.live_ids() {
-        let node = arg.node(n);
-        if let Some((parent, _)) = node.parent {
-            dependents.entry(n).or_default().push(parent);
+        if let NodeStatus::CoveredBy(m) = arg.node(n).status {
+            covered_start[m.index() + 1] += 1;
         }
-        match &node.status {
-            NodeStatus::CoveredBy(m) => dependents.entry(*m).or_default().push(n),
+    }
+    for i in 0..count {
+        covered_start[i + 1] += covered_start[i];
+    }
+    let mut fill = covered_start.clone();
+    let mut covered = vec![NodeId(0); covered_start[count] as usize];
+    let mut result = vec![false; count];
+    let mut stack = Vec::new();
+    for n in arg.live_ids() {
+        match arg.node(n).status {
+            NodeStatus::CoveredBy(m) => {
+                covered[fill[m.index()] as usize] = n;
+                fill[m.index()] += 1;
+            }
             NodeStatus::Waiting | NodeStatus::Cut(_) | NodeStatus::Target => {
-                if result.insert(n) {
-                    queue.push_back(n);
-                }
+                result[n.index()] = true;
+                stack.push(n);
             }
             NodeStatus::Expanded | NodeStatus::GuideAccepted | NodeStatus::Removed => {}
         }
     }
-    while let Some(n) = queue.pop_front() {
-        for &d in dependents.get(&n).map(Vec::as_slice).unwrap_or_default() {
-            if arg.node(d).status != NodeStatus::Removed && result.insert(d) {
-                queue.push_back(d);
+    while let Some(n) = stack.pop() {
+        let parent = arg.node(n).parent.map(|(p, _)| p);
+        let range = covered_start[n.index()] as usize..covered_start[n.index() + 1] as usize;
+        for d in parent.into_iter().chain(covered[range].iter().copied()) {
+            if !result[d.index()] && arg.node(d).status != NodeStatus::Removed {
+                result[d.index()] = true;
+                stack.push(d);
             }
         }
     }
@@ -116,18 +165,21 @@ fn is_leaf<S>(arg: &Arg<S>, n: NodeId) -> bool {
         .all(|&(_, c)| arg.node(c).status == NodeStatus::Removed)
 }
 
+/// No automaton state for the node (yet).
+const NO_STATE: u32 = u32::MAX;
+
 struct Builder {
     hash: String,
     states: Vec<ConditionState>,
-    ids: HashMap<NodeId, StateId>,
+    /// The automaton state of each ARG node, or [`NO_STATE`].
+    ids: Vec<u32>,
     accepting: StateId,
     rejecting: StateId,
-    /// Edge sets per (from, to).
-    transitions: BTreeMap<(StateId, StateId), BTreeSet<EdgeId>>,
+    transitions: Vec<Transition>,
 }
 
 impl Builder {
-    fn new(hash: &str) -> Builder {
+    fn new(hash: &str, nodes: usize) -> Builder {
         let states = vec![
             ConditionState {
                 name: "__TRUE".into(),
@@ -141,46 +193,151 @@ impl Builder {
         Builder {
             hash: hash.to_string(),
             states,
-            ids: HashMap::new(),
+            ids: vec![NO_STATE; nodes],
             accepting: StateId(0),
             rejecting: StateId(1),
-            transitions: BTreeMap::new(),
+            transitions: Vec::new(),
         }
     }
 
-    fn state_for(&mut self, n: NodeId) -> StateId {
-        if let Some(&s) = self.ids.get(&n) {
-            return s;
+    /// The state of node `n`, and whether it was created now.
+    fn state_for(&mut self, n: NodeId) -> (StateId, bool) {
+        let id = self.ids[n.index()];
+        if id != NO_STATE {
+            return (StateId(id), false);
         }
-        let id = StateId(self.states.len() as u32);
+        let id = self.states.len() as u32;
         self.states.push(ConditionState {
             name: format!("ARG{}", n.0),
             accepting: false,
         });
-        self.ids.insert(n, id);
-        id
+        self.ids[n.index()] = id;
+        (StateId(id), true)
     }
 
-    fn add(&mut self, from: StateId, edge: EdgeId, to: StateId) {
-        self.transitions.entry((from, to)).or_default().insert(edge);
-    }
-
-    fn finish(self, initial: StateId) -> ConditionAutomaton {
-        let transitions = self
-            .transitions
-            .into_iter()
-            .map(|((from, to), edges)| Transition {
+    /// Adds the transitions of state `from`: one per target state with all edges leading there.
+    fn add_transitions(&mut self, from: StateId, out: &mut [(StateId, EdgeId)]) {
+        out.sort_unstable();
+        for group in out.chunk_by(|a, b| a.0 == b.0) {
+            self.transitions.push(Transition {
                 from,
-                edges,
+                edges: group.iter().map(|&(_, e)| e).collect::<BTreeSet<_>>(),
                 assumption: Assumption::True,
-                to,
-            })
-            .collect();
+                to: group[0].0,
+            });
+        }
+    }
+
+    fn finish(mut self, initial: StateId) -> ConditionAutomaton {
+        // In the order of (from, to): states are built in the order of their ids.
+        self.transitions.sort_by_key(|t| (t.from, t.to));
         ConditionAutomaton {
             program_hash: self.hash,
             states: self.states,
             initial,
-            transitions,
+            transitions: self.transitions,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::condition::fixtures;
+    use crate::cpa::arg::{ArgNode, Children};
+    use crate::cpa::budget::CpuDeadline;
+    use crate::cpa::control::ControlState;
+    use std::time::Duration;
+
+    /// An ARG over the fixture program: a chain of `len` expanded nodes along edge E0 (the
+    /// edges do not matter to the construction) ending in a frontier node, with a covered
+    /// side branch at every node.
+    fn chain(len: u32) -> Arg<()> {
+        let program = fixtures::program();
+        let control = ControlState::initial(&program);
+        let node = |parent: Option<(NodeId, Step)>, status| ArgNode {
+            control: control.clone(),
+            state: (),
+            monitors: Vec::new(),
+            guide: None,
+            parent,
+            children: Children::new(),
+            status,
+        };
+        let mut arg = Arg {
+            nodes: vec![node(None, NodeStatus::Expanded)],
+        };
+        let mut parent = NodeId(0);
+        for i in 0..len {
+            let last = i + 1 == len;
+            let next = NodeId(arg.nodes.len() as u32);
+            let side = NodeId(next.0 + 1);
+            let status = if last {
+                NodeStatus::Waiting
+            } else {
+                NodeStatus::Expanded
+            };
+            arg.nodes
+                .push(node(Some((parent, Step::Edge(EdgeId(2)))), status));
+            arg.nodes.push(node(
+                Some((parent, Step::Edge(EdgeId(3)))),
+                NodeStatus::CoveredBy(NodeId(0)),
+            ));
+            arg.nodes[parent.index()]
+                .children
+                .extend([(Step::Edge(EdgeId(2)), next), (Step::Edge(EdgeId(3)), side)]);
+            parent = next;
+        }
+        arg
+    }
+
+    #[test]
+    fn unsafe_chain_becomes_states_and_covered_branches_point_back() {
+        let program = fixtures::program();
+        let arg = chain(3);
+        let c = condition_from_arg(&arg, &program, None);
+        assert!(!c.cut_short);
+        let a = &c.automaton;
+        // __TRUE, __FALSE, ARG0 and the two inner chain nodes; the frontier leaf is __FALSE.
+        assert_eq!(a.states.len(), 5);
+        assert_eq!(a.state_name(a.initial), "ARG0");
+        // Every chain node: E2 deeper (the last one into __FALSE), E3 back to ARG0 (the
+        // covering node, unsafe through the chain).
+        assert_eq!(a.transitions.len(), 6);
+        assert!(!a.covers(&[EdgeId(2), EdgeId(2), EdgeId(2)]));
+        assert!(a.is_trivial_empty());
+    }
+
+    #[test]
+    fn safe_arg_is_fully_verified() {
+        let program = fixtures::program();
+        let mut arg = chain(2);
+        let last = arg.nodes.len() - 2;
+        arg.nodes[last].status = NodeStatus::Expanded;
+        let c = condition_from_arg(&arg, &program, None);
+        assert!(c.automaton.is_trivial_full());
+    }
+
+    #[test]
+    fn a_passed_deadline_leaves_a_smaller_condition_that_covers_no_more() {
+        let program = fixtures::program();
+        let mut arg = chain(10_000);
+        // A safe branch at the root: covered by the full condition, through E1 into __TRUE.
+        let safe = NodeId(arg.nodes.len() as u32);
+        let mut leaf = arg.nodes[2].clone();
+        leaf.parent = Some((NodeId(0), Step::Edge(EdgeId(1))));
+        leaf.status = NodeStatus::GuideAccepted;
+        arg.nodes.push(leaf);
+        arg.nodes[0].children.push((Step::Edge(EdgeId(1)), safe));
+        let full = condition_from_arg(&arg, &program, None);
+        assert!(!full.cut_short);
+        assert!(full.automaton.covers(&[EdgeId(1)]));
+        let passed = CpuDeadline::after(Duration::ZERO);
+        let short = condition_from_arg(&arg, &program, Some(passed));
+        assert!(short.cut_short);
+        assert!(short.automaton.transitions.len() < full.automaton.transitions.len());
+        assert!(short.automaton.check_well_formed().is_ok());
+        // The first states are built before the clock is read: the safe branch is kept.
+        assert!(short.automaton.covers(&[EdgeId(1)]));
     }
 }

@@ -27,7 +27,8 @@ use crate::cfa::{EdgeId, Operation, Program};
 use crate::xml::Element;
 use quick_xml::escape::escape;
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write;
+use std::fmt;
+use std::io::{self, Write};
 
 /// The keys: (id, attr.name, for, type). `entry` is named `isEntryNode` as in SV-COMP.
 const KEYS: &[(&str, &str, &str, &str)] = &[
@@ -49,98 +50,112 @@ const KEYS: &[(&str, &str, &str, &str)] = &[
 
 /// Writes `automaton` as GraphML (see the module doc for the keys).
 pub fn write_graphml(automaton: &ConditionAutomaton, program: &Program) -> String {
-    let mut out = String::new();
-    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
-    out.push_str("<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n");
+    super::to_text(|out| write_graphml_to(out, automaton, program))
+}
+
+/// Streams `automaton` as GraphML into `out`. Linear in the automaton and without allocations
+/// per transition beyond escaping: conditions of big ARGs are written inside the analysis'
+/// budget.
+pub fn write_graphml_to(
+    out: &mut impl Write,
+    automaton: &ConditionAutomaton,
+    program: &Program,
+) -> io::Result<()> {
+    out.write_all(b"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n")?;
+    out.write_all(b"<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n")?;
     for (id, name, domain, ty) in KEYS {
-        let _ = write!(
+        write!(
             out,
             " <key attr.name=\"{name}\" attr.type=\"{ty}\" for=\"{domain}\" id=\"{id}\"",
-        );
+        )?;
         if *ty == "boolean" {
-            out.push_str(">\n  <default>false</default>\n </key>\n");
+            out.write_all(b">\n  <default>false</default>\n </key>\n")?;
         } else {
-            out.push_str("/>\n");
+            out.write_all(b"/>\n")?;
         }
     }
-    out.push_str(" <graph edgedefault=\"directed\">\n");
-    let data = |out: &mut String, indent: &str, key: &str, value: &str| {
-        let _ = writeln!(out, "{indent}<data key=\"{key}\">{}</data>", escape(value));
+    out.write_all(b" <graph edgedefault=\"directed\">\n")?;
+    let data = |out: &mut dyn Write, indent: &str, key: &str, value: &dyn fmt::Display| {
+        writeln!(out, "{indent}<data key=\"{key}\">{value}</data>")
     };
-    data(&mut out, "  ", "witness-type", "condition_automaton");
-    data(&mut out, "  ", "sourcecodelang", "C");
-    data(&mut out, "  ", "producer", "Baton");
+    data(out, "  ", "witness-type", &"condition_automaton")?;
+    data(out, "  ", "sourcecodelang", &"C")?;
+    data(out, "  ", "producer", &"Baton")?;
     if let Some(file) = program.files.first() {
-        data(&mut out, "  ", "programfile", file);
+        data(out, "  ", "programfile", &escape(file.as_str()))?;
     }
-    data(&mut out, "  ", "programhash", &automaton.program_hash);
+    data(out, "  ", "programhash", &escape(automaton.program_hash.as_str()))?;
     for (i, s) in automaton.states.iter().enumerate() {
-        let _ = writeln!(out, "  <node id=\"{}\">", escape(s.name.as_str()));
+        writeln!(out, "  <node id=\"{}\">", escape(s.name.as_str()))?;
         if i == automaton.initial.index() {
-            data(&mut out, "   ", "entry", "true");
+            data(out, "   ", "entry", &"true")?;
         }
         if s.accepting {
-            data(&mut out, "   ", "accepting", "true");
+            data(out, "   ", "accepting", &"true")?;
         }
-        out.push_str("  </node>\n");
+        out.write_all(b"  </node>\n")?;
     }
+    let name = |q: StateId| automaton.states.get(q.index()).map_or("", |s| s.name.as_str());
     for t in &automaton.transitions {
-        let _ = writeln!(
+        writeln!(
             out,
             "  <edge source=\"{}\" target=\"{}\">",
-            escape(automaton.state_name(t.from)),
-            escape(automaton.state_name(t.to))
-        );
-        let known: Vec<EdgeId> = t
-            .edges
-            .iter()
-            .copied()
-            .filter(|e| e.index() < program.edges.len())
-            .collect();
-        let lines = known.iter().map(|&e| program.edge(e).source.line);
+            escape(name(t.from)),
+            escape(name(t.to))
+        )?;
+        let known = || {
+            t.edges
+                .iter()
+                .filter(|e| e.index() < program.edges.len())
+                .map(|&e| program.edge(e))
+        };
+        let lines = known().map(|edge| edge.source.line);
         if let (Some(min), Some(max)) = (lines.clone().min(), lines.max()) {
-            data(&mut out, "   ", "startline", &min.to_string());
-            data(&mut out, "   ", "endline", &max.to_string());
+            data(out, "   ", "startline", &min)?;
+            data(out, "   ", "endline", &max)?;
         }
-        if !known.is_empty() && known.len() == t.edges.len() {
-            let ops: Vec<&Operation> = known.iter().map(|&e| &program.edge(e).op).collect();
-            if ops.iter().all(|op| is_assume_branch(op, true)) {
-                data(&mut out, "   ", "control", "condition-true");
-            } else if ops.iter().all(|op| is_assume_branch(op, false)) {
-                data(&mut out, "   ", "control", "condition-false");
+        if t.edges.first().is_some() && known().count() == t.edges.len() {
+            let ops = || known().map(|edge| &edge.op);
+            if ops().all(|op| is_assume_branch(op, true)) {
+                data(out, "   ", "control", &"condition-true")?;
+            } else if ops().all(|op| is_assume_branch(op, false)) {
+                data(out, "   ", "control", &"condition-false")?;
             }
-            let callees: BTreeSet<&str> = ops
-                .iter()
-                .filter_map(|op| match op {
-                    Operation::Call { callee, .. } => Some(program.function(*callee).name.as_str()),
-                    _ => None,
-                })
-                .collect();
-            if callees.len() == 1 && ops.iter().all(|op| matches!(op, Operation::Call { .. })) {
-                if let Some(name) = callees.first() {
-                    data(&mut out, "   ", "enterFunction", name);
-                }
+            // The one function all edges call, or return from.
+            let callee = |op: &Operation| match op {
+                Operation::Call { callee, .. } => Some(program.function(*callee).name.as_str()),
+                _ => None,
+            };
+            if let Some(name) = same_for_all(ops().map(callee)) {
+                data(out, "   ", "enterFunction", &escape(name))?;
             }
-            let returns: BTreeSet<&str> = known
-                .iter()
-                .filter(|&&e| matches!(program.edge(e).op, Operation::Return { .. }))
-                .map(|&e| edge_function(program, e))
-                .collect();
-            if returns.len() == 1 && ops.iter().all(|op| matches!(op, Operation::Return { .. })) {
-                if let Some(name) = returns.first() {
-                    data(&mut out, "   ", "returnFrom", name);
-                }
+            let returned = |e: EdgeId| match program.edge(e).op {
+                Operation::Return { .. } => Some(edge_function(program, e)),
+                _ => None,
+            };
+            if let Some(name) = same_for_all(t.edges.iter().map(|&e| returned(e))) {
+                data(out, "   ", "returnFrom", &escape(name))?;
             }
         }
         if t.assumption != Assumption::True {
-            data(&mut out, "   ", "assumption", "false");
+            data(out, "   ", "assumption", &"false")?;
         }
-        let ids: Vec<String> = t.edges.iter().map(|e| e.0.to_string()).collect();
-        data(&mut out, "   ", "cfaedges", &ids.join(" "));
-        out.push_str("  </edge>\n");
+        out.write_all(b"   <data key=\"cfaedges\">")?;
+        for (i, e) in t.edges.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b" ")?;
+            }
+            write!(out, "{}", e.0)?;
+        }
+        out.write_all(b"</data>\n  </edge>\n")?;
     }
-    out.push_str(" </graph>\n</graphml>\n");
-    out
+    out.write_all(b" </graph>\n</graphml>\n")
+}
+
+/// The value every item has, if all are `Some` of the same value (and there is one).
+fn same_for_all<'a>(mut items: impl Iterator<Item = Option<&'a str>>) -> Option<&'a str> {
+    let first = items.next()??;
+    items.all(|x| x == Some(first)).then_some(first)
 }
 
 /// Parses the XML of a condition file; errors carry `file:line`.

@@ -144,7 +144,8 @@ impl ConditionAutomaton {
     /// True if the condition covers no path: no accepting state is reachable from the initial
     /// state over transitions with assumption `true`.
     pub fn is_trivial_empty(&self) -> bool {
-        !self.reachable_true().iter().any(|&q| self.is_accepting(q))
+        let reachable = self.reachable_true();
+        !self.states.iter().zip(reachable).any(|(s, r)| r && s.accepting)
     }
 
     /// True if `q` exists and is accepting.
@@ -240,6 +241,18 @@ impl ConditionAutomaton {
         self.transitions.iter().filter(move |t| t.from == q)
     }
 
+    /// For each state, the indices of the transitions leaving it, in order (one pass over the
+    /// transitions, for writing every state's transitions in linear time).
+    pub fn transitions_by_state(&self) -> Vec<Vec<usize>> {
+        let mut by_state = vec![Vec::new(); self.states.len()];
+        for (k, t) in self.transitions.iter().enumerate() {
+            if let Some(list) = by_state.get_mut(t.from.index()) {
+                list.push(k);
+            }
+        }
+        by_state
+    }
+
     /// The set of states a run starts in.
     pub fn start_states(&self) -> BTreeSet<StateId> {
         BTreeSet::from([self.initial])
@@ -268,22 +281,26 @@ impl ConditionAutomaton {
         cursor.covered()
     }
 
-    /// States reachable from the initial state over transitions with assumption `true`.
-    fn reachable_true(&self) -> BTreeSet<StateId> {
-        let mut successors: Vec<Vec<StateId>> = vec![Vec::new(); self.states.len()];
-        for t in &self.transitions {
-            if t.assumption == Assumption::True && !t.edges.is_empty() {
-                if let Some(list) = successors.get_mut(t.from.index()) {
-                    list.push(t.to);
-                }
-            }
+    /// Per state: reachable from the initial state over transitions with assumption `true`.
+    fn reachable_true(&self) -> Vec<bool> {
+        let by_state = self.transitions_by_state();
+        let mut seen = vec![false; self.states.len()];
+        let mut work = Vec::new();
+        if let Some(s) = seen.get_mut(self.initial.index()) {
+            *s = true;
+            work.push(self.initial);
         }
-        let mut seen = self.start_states();
-        let mut work: Vec<StateId> = seen.iter().copied().collect();
         while let Some(q) = work.pop() {
-            for &to in successors.get(q.index()).map(Vec::as_slice).unwrap_or(&[]) {
-                if seen.insert(to) {
-                    work.push(to);
+            for &k in &by_state[q.index()] {
+                let t = &self.transitions[k];
+                if t.assumption != Assumption::True || t.edges.is_empty() {
+                    continue;
+                }
+                if let Some(s) = seen.get_mut(t.to.index()) {
+                    if !*s {
+                        *s = true;
+                        work.push(t.to);
+                    }
                 }
             }
         }
@@ -294,15 +311,18 @@ impl ConditionAutomaton {
     pub fn summary(&self, program: &Program) -> ConditionSummary {
         let total = program.edges.len();
         let full = self.is_trivial_full();
-        let mut frontier = BTreeSet::new();
-        let mut mentioned = BTreeSet::new();
+        let mut frontier = vec![false; total];
+        let mut mentioned = vec![false; total];
         for t in &self.transitions {
-            mentioned.extend(t.edges.iter().copied().filter(|e| e.index() < total));
-            if t.assumption == Assumption::True && !self.is_accepting(t.from) && self.is_accepting(t.to) {
-                frontier.extend(t.edges.iter().copied().filter(|e| e.index() < total));
+            let into_accepting =
+                t.assumption == Assumption::True && !self.is_accepting(t.from) && self.is_accepting(t.to);
+            for e in t.edges.iter().filter(|e| e.index() < total) {
+                mentioned[e.index()] = true;
+                frontier[e.index()] |= into_accepting;
             }
         }
-        let covered_edges = if full { total } else { frontier.len() };
+        let count = |marks: Vec<bool>| marks.into_iter().filter(|&m| m).count();
+        let covered_edges = if full { total } else { count(frontier) };
         ConditionSummary {
             program_hash: self.program_hash.clone(),
             states: self.states.len(),
@@ -316,7 +336,7 @@ impl ConditionAutomaton {
             initial_accepting: full,
             covers_nothing: self.is_trivial_empty(),
             cfa_edges: total,
-            mentioned_edges: mentioned.len(),
+            mentioned_edges: count(mentioned),
             covered_edges,
         }
     }
@@ -332,6 +352,7 @@ impl ConditionAutomaton {
             self.program_hash,
             self.state_name(self.initial)
         );
+        let by_state = self.transitions_by_state();
         for (i, s) in self.states.iter().enumerate() {
             let _ = write!(
                 out,
@@ -340,7 +361,7 @@ impl ConditionAutomaton {
                 if s.accepting { " (accepting)" } else { "" }
             );
             let _ = writeln!(out);
-            for t in self.transitions.iter().filter(|t| t.from.index() == i) {
+            for t in by_state[i].iter().map(|&k| &self.transitions[k]) {
                 let _ = writeln!(
                     out,
                     "  -> {}{}",
@@ -367,7 +388,7 @@ impl ConditionAutomaton {
         let reach = self.reachable_true();
         let mut locs = BTreeSet::new();
         for t in &self.transitions {
-            if t.assumption == Assumption::False && reach.contains(&t.from) {
+            if t.assumption == Assumption::False && reach.get(t.from.index()).copied().unwrap_or(false) {
                 for &e in &t.edges {
                     if e.index() < program.edges.len() {
                         locs.insert(program.edge(e).from);
@@ -716,6 +737,31 @@ pub fn write(automaton: &ConditionAutomaton, program: &Program, format: Format) 
         Format::GraphMl => graphml::write_graphml(automaton, program),
         Format::CpaChecker => cpachecker::write_cpachecker(automaton, program),
     }
+}
+
+/// The text a streaming writer writes (writing into memory cannot fail; the writers write
+/// UTF-8 only).
+fn to_text(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes a condition in the given format to a file, streamed (a condition of a big ARG is
+/// never held in memory as text).
+pub fn write_file(
+    path: &Path,
+    automaton: &ConditionAutomaton,
+    program: &Program,
+    format: Format,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    match format {
+        Format::GraphMl => graphml::write_graphml_to(&mut out, automaton, program)?,
+        Format::CpaChecker => cpachecker::write_cpachecker_to(&mut out, automaton, program)?,
+    }
+    out.flush()
 }
 
 /// The name of the function an edge belongs to.

@@ -637,3 +637,31 @@ fn covers_agrees_with_definition_on_random_automata() {
         previous = Some(a);
     }
 }
+
+/// Rendering, writing and summarising are linear in the automaton: a chain of 200,000 states
+/// (as the condition of a big ARG) is handled; a pass over all transitions per state would
+/// take 4·10¹⁰ steps.
+#[test]
+fn large_conditions_render_and_write_in_linear_time() {
+    let p = program();
+    let n = 200_000u32;
+    let mut states: Vec<ConditionState> = (0..n).map(|i| st(&format!("q{i}"), false)).collect();
+    states.push(st("qT", true));
+    let transitions = (0..n)
+        .map(|i| tr(i, &[i % 11], Assumption::True, if i + 1 < n { i + 1 } else { n }))
+        .collect();
+    let a = ConditionAutomaton {
+        program_hash: HASH.into(),
+        states,
+        initial: StateId(0),
+        transitions,
+    };
+    let rendered = a.render(&p);
+    assert_eq!(rendered.matches("  -> ").count(), n as usize);
+    let g = graphml::write_graphml(&a, &p);
+    assert_eq!(g.matches("<edge ").count(), n as usize);
+    let c = cpachecker::write_cpachecker(&a, &p);
+    assert_eq!(c.matches("MATCH ").count(), n as usize);
+    let s = a.summary(&p);
+    assert!(!s.covers_nothing && s.transitions == n as usize);
+}

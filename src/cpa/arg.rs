@@ -7,6 +7,7 @@
 use super::control::ControlState;
 use super::monitor::MonitorValue;
 use super::Step;
+use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
 /// Index of a node in the ARG.
@@ -42,6 +43,10 @@ pub enum NodeStatus {
     Removed,
 }
 
+/// The successors of a node with the steps to them; most nodes have one or two, kept inline
+/// (an ARG has millions of nodes: one allocation less each).
+pub type Children = SmallVec<[(Step, NodeId); 2]>;
+
 /// One abstract state of the composite analysis.
 #[derive(Debug, Clone)]
 pub struct ArgNode<S> {
@@ -50,7 +55,7 @@ pub struct ArgNode<S> {
     pub monitors: Vec<MonitorValue>,
     pub guide: Option<GuideStates>,
     pub parent: Option<(NodeId, Step)>,
-    pub children: Vec<(Step, NodeId)>,
+    pub children: Children,
     pub status: NodeStatus,
 }
 

@@ -1,7 +1,8 @@
 //! The CPA algorithm: reached set, waitlist, stop-sep, give-up monitors, guide automaton and
 //! the ARG it builds.
 
-use super::arg::{Arg, ArgNode, GuideStates, NodeId, NodeStatus};
+use super::arg::{Arg, ArgNode, Children, GuideStates, NodeId, NodeStatus};
+use super::budget::{default_memory_limit, finishing_reserve, CpuDeadline};
 use super::control::ControlState;
 use super::monitor::{process_cpu_time, resident_memory, GiveUp, StepInfo};
 use super::{Cpa, Step, Transfer};
@@ -71,6 +72,9 @@ pub struct EngineStats {
     pub cpu_time: Duration,
 }
 
+/// Longest time (wall clock) between two looks at the CPU-time and memory limits.
+const SLOW_CHECK_INTERVAL: Duration = Duration::from_millis(10);
+
 /// One analysis with its reached set, waitlist and ARG.
 pub struct Engine<'p, C: Cpa> {
     program: &'p Program,
@@ -91,17 +95,23 @@ pub struct Engine<'p, C: Cpa> {
     cpu_at_start: Duration,
     /// When the slow limits (CPU time, memory) were last checked.
     last_slow_check: Instant,
+    /// Check the slow limits before the next expansion.
+    check_now: bool,
 }
 
 impl<'p, C: Cpa> Engine<'p, C> {
-    /// Creates the engine with the initial state in the waitlist.
+    /// Creates the engine with the initial state in the waitlist. Without a `memory` give-up
+    /// the default limit of [`default_memory_limit`] applies.
     pub fn new(
         program: &'p Program,
         cpa: C,
         order: SearchOrder,
-        give_up: Vec<GiveUp>,
+        mut give_up: Vec<GiveUp>,
         guide: Option<&'p dyn Guide>,
     ) -> Self {
+        if !give_up.iter().any(|g| matches!(g, GiveUp::Memory(_))) {
+            give_up.extend(default_memory_limit().map(GiveUp::Memory));
+        }
         let path_monitors: Vec<GiveUp> = give_up.iter().copied().filter(|g| g.is_path_monitor()).collect();
         let control = ControlState::initial(program);
         let root = ArgNode {
@@ -110,7 +120,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             state: cpa.initial_state(program),
             control,
             parent: None,
-            children: Vec::new(),
+            children: Children::new(),
             status: NodeStatus::Waiting,
         };
         let mut engine = Engine {
@@ -130,6 +140,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             stats: EngineStats::default(),
             cpu_at_start: process_cpu_time(),
             last_slow_check: Instant::now(),
+            check_now: true,
         };
         let accepted = engine
             .guide
@@ -158,6 +169,25 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// The program under analysis.
     pub fn program(&self) -> &'p Program {
         self.program
+    }
+
+    /// The give-up conditions in force (with the default memory limit if none was given).
+    pub fn give_up(&self) -> &[GiveUp] {
+        &self.give_up
+    }
+
+    /// When the CPU time of the (smallest) `cpu-time` give-up runs out, counted from the
+    /// engine's creation, condition included; `None` without that give-up.
+    pub fn cpu_deadline(&self) -> Option<CpuDeadline> {
+        let limit = self
+            .give_up
+            .iter()
+            .filter_map(|g| match g {
+                GiveUp::CpuTime(limit) => Some(*limit),
+                _ => None,
+            })
+            .min()?;
+        Some(CpuDeadline::at(self.cpu_at_start.saturating_add(limit)))
     }
 
     fn push_node(&mut self, node: ArgNode<C::State>) -> NodeId {
@@ -221,7 +251,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
         if let Some((parent, _)) = self.arg.nodes[pivot.index()].parent {
             self.arg.nodes[parent.index()]
                 .children
-                .retain(|&(_, c)| !removed.contains(&c));
+                .retain(|&mut (_, c)| !removed.contains(&c));
             if self.arg.nodes[parent.index()].status == NodeStatus::Expanded {
                 self.arg.nodes[parent.index()].status = NodeStatus::Waiting;
                 self.waitlist.push_back(parent);
@@ -243,18 +273,22 @@ impl<'p, C: Cpa> Engine<'p, C> {
     }
 
     fn global_limit_hit(&mut self) -> Option<GiveUp> {
-        // Every 64 expansions, or sooner when expansions are slow (e.g. solver calls of the
-        // predicate analysis, refinements between runs).
-        let check_slow = self.stats.expanded.is_multiple_of(64)
-            || self.last_slow_check.elapsed() >= Duration::from_millis(50);
+        // At the start of every run (after a counterexample check or refinement, which may
+        // have taken long), every 64 expansions, or sooner when expansions are slow (e.g.
+        // solver calls of the predicate analysis): the wall clock is cheap to read.
+        let check_slow = std::mem::take(&mut self.check_now)
+            || self.stats.expanded.is_multiple_of(64)
+            || self.last_slow_check.elapsed() >= SLOW_CHECK_INTERVAL;
         if check_slow {
             self.last_slow_check = Instant::now();
         }
         for &g in &self.give_up {
             let hit = match g {
                 GiveUp::ReachedStates(n) => self.reached_count >= n,
+                // Stops early by the time building and writing the condition will take.
                 GiveUp::CpuTime(limit) if check_slow => {
-                    process_cpu_time().saturating_sub(self.cpu_at_start) >= limit
+                    let used = process_cpu_time().saturating_sub(self.cpu_at_start);
+                    used + finishing_reserve(self.arg.nodes.len()) >= limit
                 }
                 GiveUp::Memory(limit) if check_slow => resident_memory().is_some_and(|m| m >= limit),
                 _ => false,
@@ -269,6 +303,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// Explores until the waitlist is empty, a target is reached, or a global give-up
     /// condition fires.
     pub fn run(&mut self) -> RunOutcome {
+        self.check_now = true;
         let cpu_before = process_cpu_time();
         let outcome = self.explore();
         self.stats.cpu_time += process_cpu_time().saturating_sub(cpu_before);
@@ -385,7 +420,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
                 monitors,
                 guide,
                 parent: Some((id, step)),
-                children: Vec::new(),
+                children: Children::new(),
                 status: NodeStatus::Waiting,
             };
             let child = self.push_node(node);
@@ -430,7 +465,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             monitors: parent.monitors.clone(),
             guide: parent.guide.clone(),
             parent: Some((id, step)),
-            children: Vec::new(),
+            children: Children::new(),
             status: NodeStatus::Cut(reason),
         };
         let child = self.push_node(node);

@@ -7,8 +7,10 @@
 //! ([`monitor`]: seed 000 Fig. 7, whose firing strengthens a state to the assumption `false`),
 //! and optionally a condition automaton used as a guide; it explores the state space with a
 //! reached set and a waitlist and records the abstract reachability graph ([`arg`]).
+//! [`budget`] keeps a run inside its CPU-time and memory limits.
 
 pub mod arg;
+pub mod budget;
 pub mod control;
 pub mod engine;
 pub mod monitor;

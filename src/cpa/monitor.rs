@@ -11,7 +11,8 @@
 //! than skips) are explored and the state after statement N+1 is cut; `repeating-locations=K` allows a location K times on a path;
 //! `assume-edges=N` allows N assume edges; `states-per-location=N` allows N states at a
 //! location; `busy-edge=N` allows N post operations per edge; `reached-states=N` stops once N
-//! states are reached; `cpu-time` and `memory` stop once the limit is reached.
+//! states are reached; `memory` stops once the limit is reached, `cpu-time` early enough that
+//! the condition is written within the limit ([`super::budget`]).
 
 use super::control::ControlState;
 use super::Step;

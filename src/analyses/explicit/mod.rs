@@ -15,19 +15,25 @@
 //! solved and the values replay to the error on the interpreter, which ends runs at undefined
 //! behaviour: a path that needs it is never a counterexample.
 
+use super::predicate::solver::SolverConfig;
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::NodeId;
+use crate::cpa::budget::last_query;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
+use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
+pub use values::KnownValues;
+
+mod values;
 
 /// Known variable values (absent = unknown), normalised to each variable's type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ExplicitState {
-    pub values: im::OrdMap<VarId, i128>,
+    pub values: KnownValues,
 }
 
 impl ExplicitState {
@@ -156,8 +162,9 @@ pub struct ExplicitCoverIndex {
     groups: Vec<(Vec<VarId>, ValueGroup)>,
 }
 
-/// Nodes of one group, by the values of the group's variables.
-type ValueGroup = HashMap<Vec<i128>, Vec<NodeId>>;
+/// Nodes of one group, by their states' values (shared with the states: no copy per state,
+/// and no list allocated for the usual single node).
+type ValueGroup = HashMap<KnownValues, SmallVec<[NodeId; 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -328,34 +335,43 @@ impl Cpa for ExplicitCpa {
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
-        let vars: Vec<VarId> = state.values.keys().copied().collect();
-        let values: Vec<i128> = state.values.values().copied().collect();
-        let group = match index.groups.iter().position(|(g, _)| *g == vars) {
+        let same_vars = |g: &Vec<VarId>| g.iter().eq(state.values.keys());
+        let group = match index.groups.iter().position(|(g, _)| same_vars(g)) {
             Some(i) => &mut index.groups[i].1,
             None => {
-                index.groups.push((vars, HashMap::new()));
+                index
+                    .groups
+                    .push((state.values.keys().copied().collect(), HashMap::new()));
                 &mut index.groups.last_mut().expect("just pushed").1
             }
         };
-        group.entry(values).or_default().push(node);
+        group.entry(state.values.clone()).or_default().push(node);
     }
 
     fn index_remove(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
-        let vars: Vec<VarId> = state.values.keys().copied().collect();
-        let values: Vec<i128> = state.values.values().copied().collect();
-        if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| *g == vars) {
-            if let Some(nodes) = group.get_mut(&values) {
-                nodes.retain(|&n| n != node);
+        let same_vars = |g: &Vec<VarId>| g.iter().eq(state.values.keys());
+        if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| same_vars(g)) {
+            if let Some(nodes) = group.get_mut(&state.values) {
+                nodes.retain(|&mut n| n != node);
             }
         }
     }
 
     fn covering(&self, index: &ExplicitCoverIndex, state: &ExplicitState) -> Vec<NodeId> {
         let mut out = Vec::new();
+        let mut projected = Vec::new();
         for (vars, group) in &index.groups {
-            let projected: Option<Vec<i128>> = vars.iter().map(|v| state.get(*v)).collect();
-            if let Some(nodes) = projected.and_then(|p| group.get(&p)) {
-                out.extend_from_slice(nodes);
+            projected.clear();
+            for &v in vars {
+                match state.get(v) {
+                    Some(x) => projected.push((v, x)),
+                    None => break,
+                }
+            }
+            if projected.len() == vars.len() {
+                if let Some(nodes) = group.get(projected.as_slice()) {
+                    out.extend_from_slice(nodes);
+                }
             }
         }
         out
@@ -372,8 +388,9 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
         options.give_up.clone(),
         guide,
     );
+    let solver = SolverConfig::default().until(engine.cpu_deadline().map(last_query));
     run_to_verdict(&mut engine, |engine, node| {
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
-        confirm_path(program, steps)
+        confirm_path(program, steps, &solver)
     })
 }

@@ -6,7 +6,8 @@
 //! disjunctive normal form: one cube for the Cartesian abstraction, one cube per satisfying
 //! assignment of the predicates' indicator literals for the Boolean abstraction.
 
-use super::formula::{ExprEncoder, PathFormula, Satisfiability, SolverConfig, SsaMap};
+use super::formula::{ExprEncoder, PathFormula, SsaMap};
+use super::solver::{Satisfiability, SolverConfig};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::types::IntType;
 use crate::cfa::{FuncId, LocId, Program, Scope, VarId};

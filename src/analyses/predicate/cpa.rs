@@ -16,13 +16,15 @@
 //! ([`PredicateSharing::Global`]).
 
 use super::abstraction::{boolean_abstraction, AbstractState, Literal, Precision, Predicate};
-use super::formula::{PathFormula, Satisfiability, SolverConfig, SsaMap};
+use super::formula::{PathFormula, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
+use super::solver::{Satisfiability, SolverConfig};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
 use crate::cfa::semantics::{self, SignedOverflow};
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
+use crate::cpa::budget::{last_query, CpuDeadline};
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, CpaError, LinearCoverIndex, Step, Transfer};
@@ -381,7 +383,7 @@ fn on_target(
     match analysis {
         Err(e) => TargetDecision::NotConfirmed(format!("refinement failed: {e}")),
         // The path formula excludes undefined behaviour; the replay checks the values.
-        Ok(Refinement::Feasible(_)) => confirm_path(program, steps),
+        Ok(Refinement::Feasible(_)) => confirm_path(program, steps, &options.solver),
         Ok(Refinement::Refined { pivot, predicates }) => {
             let Some(&start) = starts.get(pivot) else {
                 return TargetDecision::NotConfirmed(format!("refinement pivot {pivot} out of range"));
@@ -474,6 +476,14 @@ pub fn verify_with(
     predicate: &PredicateOptions,
     guide: Option<&dyn Guide>,
 ) -> AnalysisOutcome {
+    // Solver queries end by the cpu-time deadline (the engine's, counted from a little later).
+    let deadline = options
+        .cpu_time_limit()
+        .map(|limit| last_query(CpuDeadline::after(limit)));
+    let predicate = &PredicateOptions {
+        solver: predicate.solver.until(deadline),
+        ..*predicate
+    };
     let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit);
     let mut engine = Engine::new(program, cpa, options.order, options.give_up.clone(), guide);
     let mut outcome = run_to_verdict(&mut engine, |engine, node| on_target(engine, node, predicate));

@@ -18,6 +18,7 @@
 //! Predicates are encoded with wrap-around for signed overflow
 //! ([`ExprEncoder::for_predicates`]).
 
+use super::solver::{Satisfiability, SolverConfig};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::SignedOverflow;
 use crate::cfa::types::IntType;
@@ -25,10 +26,9 @@ use crate::cfa::{EdgeId, Operation, Program, VarId};
 use crate::cpa::Step;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 use thiserror::Error;
 use z3::ast::{Bool, BV};
-use z3::{Model, Params, SatResult, Solver};
+use z3::Model;
 
 /// A formula that cannot be built from the CFA (malformed program parts).
 #[derive(Debug, Clone, Error)]
@@ -792,117 +792,6 @@ impl PathFormula {
                     .unwrap_or(0)
             })
             .collect()
-    }
-}
-
-/// Result of a satisfiability check.
-#[derive(Debug)]
-pub enum Satisfiability {
-    Sat(Model),
-    Unsat,
-    /// The solver gave up (timeout, resource limit); the reason as Z3 states it.
-    Unknown(String),
-}
-
-/// Solver settings shared by the predicate analysis' queries.
-#[derive(Debug, Clone, Copy)]
-pub struct SolverConfig {
-    /// Time limit per query (`None`: no limit).
-    pub timeout: Option<Duration>,
-}
-
-impl Default for SolverConfig {
-    fn default() -> Self {
-        SolverConfig {
-            timeout: Some(Duration::from_secs(10)),
-        }
-    }
-}
-
-impl SolverConfig {
-    /// A solver with these settings, in a fresh assertion scope. Creating a Z3 solver (and its
-    /// tactics at the first check) costs far more than the small queries of the analysis, so
-    /// solvers are kept in a per-thread pool: the scope is popped and the solver returned to
-    /// the pool when the handle is dropped.
-    pub fn solver(&self) -> PooledSolver {
-        let timeout_ms = self
-            .timeout
-            .map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX));
-        let solver = SOLVER_POOL
-            .with(|pool| {
-                let mut pool = pool.borrow_mut();
-                let at = pool.iter().position(|(t, _)| *t == timeout_ms)?;
-                Some(pool.swap_remove(at).1)
-            })
-            .unwrap_or_else(|| {
-                let solver = Solver::new();
-                if let Some(ms) = timeout_ms {
-                    let mut params = Params::new();
-                    params.set_u32("timeout", ms);
-                    solver.set_params(&params);
-                }
-                solver
-            });
-        solver.push();
-        PooledSolver {
-            solver: Some(solver),
-            timeout_ms,
-        }
-    }
-
-    /// Checks `formula` for satisfiability.
-    pub fn check(&self, formula: &Bool) -> Satisfiability {
-        let solver = self.solver();
-        solver.assert(formula);
-        match solver.check() {
-            SatResult::Sat => match solver.get_model() {
-                Some(m) => Satisfiability::Sat(m),
-                None => Satisfiability::Unknown("no model for a satisfiable formula".into()),
-            },
-            SatResult::Unsat => Satisfiability::Unsat,
-            SatResult::Unknown => {
-                Satisfiability::Unknown(solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()))
-            }
-        }
-    }
-}
-
-thread_local! {
-    /// Idle solvers (with their timeout in ms) at their base scope.
-    static SOLVER_POOL: std::cell::RefCell<Vec<(Option<u32>, Solver)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Most solvers kept idle per thread (nested queries need a few at once).
-const SOLVER_POOL_SIZE: usize = 8;
-
-/// A solver of the per-thread pool in its own assertion scope (see [`SolverConfig::solver`]).
-pub struct PooledSolver {
-    solver: Option<Solver>,
-    timeout_ms: Option<u32>,
-}
-
-impl std::ops::Deref for PooledSolver {
-    type Target = Solver;
-    fn deref(&self) -> &Solver {
-        // Only `drop` takes the solver out.
-        self.solver.as_ref().expect("pooled solver present until dropped")
-    }
-}
-
-impl Drop for PooledSolver {
-    fn drop(&mut self) {
-        let Some(solver) = self.solver.take() else { return };
-        solver.pop(1);
-        let timeout_ms = self.timeout_ms;
-        // During thread teardown the pool may be gone: the solver is then simply dropped.
-        let _ = SOLVER_POOL.try_with(|pool| {
-            if let Ok(mut pool) = pool.try_borrow_mut() {
-                if pool.len() < SOLVER_POOL_SIZE {
-                    pool.push((timeout_ms, solver));
-                }
-            }
-        });
     }
 }
 

@@ -6,6 +6,7 @@
 //! - [`cpa`]: the analysis as a CPA on the engine, `baton verify --analysis predicate`.
 //! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
 //!   preconditions, pivot and no-progress detection.
+//! - [`solver`]: pooled Z3 solvers whose queries keep a timeout and the analysis' deadline.
 //!
 //! ## Z3 binding
 //!
@@ -24,6 +25,7 @@ pub mod abstraction;
 pub mod cpa;
 pub mod formula;
 pub mod refinement;
+pub mod solver;
 
 pub use cpa::{
     loop_invariants, verify, verify_with, PredicateCpa, PredicateOptions, PredicateSharing, PredicateState,

@@ -22,7 +22,8 @@
 //! to cut that part of the search instead of looping.
 
 use super::abstraction::{AbstractState, Precision, Predicate};
-use super::formula::{EncodeError, ExprEncoder, PathFormula, Satisfiability, SolverConfig, SsaMap};
+use super::formula::{EncodeError, ExprEncoder, PathFormula, SsaMap};
+use super::solver::{Satisfiability, SolverConfig};
 use crate::cfa::expr::{Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics;
 use crate::cfa::types::IntType;

@@ -1,0 +1,104 @@
+//! Budgets held end to end: a native analysis stops by itself at its `cpu-time` give-up and
+//! its condition is built and written within a generous bound of the limit, on a program whose
+//! ARG grows by a million nodes a second (so the condition is expensive); a `memory` give-up
+//! stops the analysis, and one applies by default.
+//!
+//! The CPU time is this process's, so this file holds the only test that measures it (test
+//! files run as separate processes; the other tests here use a few milliseconds).
+
+use baton::analyses::explicit::ExplicitCpa;
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::cfa::types::DataModel;
+use baton::cfa::Program;
+use baton::condition::{self, Format};
+use baton::cpa::budget::default_memory_limit;
+use baton::cpa::engine::{Engine, SearchOrder};
+use baton::cpa::monitor::{process_cpu_time, GiveUp};
+use baton::frontend::load_source;
+use baton::verdict::Verdict;
+use std::time::Duration;
+
+/// A loop up to a nondet bound that the explicit-value analysis unrolls without end: every
+/// iteration adds ARG nodes (and automaton states of the condition) at a high rate.
+fn endless_sum() -> Program {
+    let text = "extern unsigned int __VERIFIER_nondet_uint(void);\nvoid reach_error(void) {}\n\
+        int main(void) { unsigned int n = __VERIFIER_nondet_uint(); unsigned long long s = 0;\n\
+        for (unsigned int i = 0; i <= n; i++) { s = s + i; }\n\
+        if (n == 0 && s == 7) reach_error(); return 0; }\n";
+    load_source("endless_sum.c", text, DataModel::ILP32).expect("test program lowers")
+}
+
+fn options(give_up: &[&str]) -> AnalysisOptions {
+    AnalysisOptions {
+        give_up: give_up
+            .iter()
+            .map(|g| g.parse().expect("valid give-up"))
+            .collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn cpu_time_give_up_holds_with_the_condition_written() {
+    let program = endless_sum();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let limit = Duration::from_secs(2);
+    let before = process_cpu_time();
+    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options(&["cpu-time=2s"]), None);
+    condition::write_file(
+        &dir.path().join("c.graphml"),
+        &outcome.condition,
+        &program,
+        Format::GraphMl,
+    )
+    .expect("condition written");
+    let states = outcome.condition.states.len();
+    drop(outcome.condition);
+    let used = process_cpu_time().saturating_sub(before);
+    assert_eq!(outcome.verdict, Verdict::Unknown);
+    assert_eq!(outcome.reason, "gave up: cpu-time=2s");
+    // The condition hands on the explored part (not only the initial state).
+    assert!(states > 1000, "{states} states");
+    // Generous: the promise is max(5 %, 0.3 s); before the reserve this program used 2.5 times
+    // the limit.
+    assert!(
+        used <= limit * 3 / 2 + Duration::from_secs(1),
+        "{used:?} CPU for a {limit:?} give-up"
+    );
+}
+
+#[test]
+fn memory_give_up_stops_the_analysis() {
+    let outcome = run_analysis(
+        AnalysisKind::Explicit,
+        &endless_sum(),
+        &options(&["memory=1MB"]),
+        None,
+    );
+    assert_eq!(outcome.verdict, Verdict::Unknown);
+    assert_eq!(outcome.reason, "gave up: memory=1000000B");
+}
+
+#[test]
+fn a_memory_limit_applies_by_default() {
+    let program = endless_sum();
+    let default = default_memory_limit().expect("physical memory known");
+    let engine = Engine::new(
+        &program,
+        ExplicitCpa::new(&program),
+        SearchOrder::Dfs,
+        Vec::new(),
+        None,
+    );
+    assert_eq!(engine.give_up(), [GiveUp::Memory(default)]);
+    // A limit the user gives replaces the default.
+    let given = vec![GiveUp::Memory(5_000_000)];
+    let engine = Engine::new(
+        &program,
+        ExplicitCpa::new(&program),
+        SearchOrder::Dfs,
+        given.clone(),
+        None,
+    );
+    assert_eq!(engine.give_up(), given.as_slice());
+}
