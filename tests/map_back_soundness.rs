@@ -12,6 +12,8 @@
 mod map_check;
 #[path = "support/res_check.rs"]
 mod res_check;
+#[path = "support/shared.rs"]
+mod shared;
 
 use baton::adapters::bounded::{bounded_condition, DEFAULT_MAX_STATES};
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
@@ -27,6 +29,7 @@ use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
 use map_check::{check_mapped, MapTally};
 use res_check::{check_res, input_lists, Tally};
+use shared::{benchmarks, in_table, paper_tasks};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -285,27 +288,12 @@ fn own_programs_mapped_conditions_are_sound() {
 // ---------------------------------------------------------------------------------------------
 // Table II tasks
 
-fn benchmarks() -> Option<PathBuf> {
-    match std::env::var_os("BATON_SV_BENCHMARKS") {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            println!("SKIP: BATON_SV_BENCHMARKS is not set (the shared sv-benchmarks folder)");
-            None
-        }
-    }
-}
-
 /// `(name, task yml path)` of the Table II tasks in MANIFEST.csv.
 fn table_two(root: &Path) -> Vec<(String, PathBuf)> {
-    let text = std::fs::read_to_string(root.join("MANIFEST.csv"))
-        .unwrap_or_else(|e| panic!("{}: {e}", root.join("MANIFEST.csv").display()));
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split(',').collect();
-            let table_two = cols.first().is_some_and(|t| t.split('+').any(|t| t == "II"));
-            (table_two && cols.len() >= 3).then(|| (cols[1].to_string(), root.join(cols[2])))
-        })
+    paper_tasks(root)
+        .into_iter()
+        .filter(|(table, _, _)| in_table(table, "II"))
+        .map(|(_, name, task)| (name, task))
         .collect()
 }
 

@@ -14,6 +14,8 @@
 
 #[path = "support/res_check.rs"]
 mod res_check;
+#[path = "support/shared.rs"]
+mod shared;
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
@@ -29,8 +31,9 @@ use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
 use baton::verdict::Verdict;
 use res_check::{check_res, input_lists, outcome, Outcome, Rng, Tally};
+use shared::{benchmarks, paper_tasks};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Input lists per program and condition.
@@ -767,29 +770,6 @@ fn nothing_verified_residual_is_equivalent_to_the_original() {
 // ---------------------------------------------------------------------------------------------
 // Shared sv-benchmarks tasks
 
-fn benchmarks() -> Option<PathBuf> {
-    match std::env::var_os("BATON_SV_BENCHMARKS") {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            println!("SKIP: BATON_SV_BENCHMARKS is not set (the shared sv-benchmarks folder)");
-            None
-        }
-    }
-}
-
-/// `(paper_table, name, task yml path)` of every task in MANIFEST.csv.
-fn manifest(root: &Path) -> Vec<(String, String, PathBuf)> {
-    let text = std::fs::read_to_string(root.join("MANIFEST.csv"))
-        .unwrap_or_else(|e| panic!("{}: {e}", root.join("MANIFEST.csv").display()));
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split(',').collect();
-            (cols.len() >= 3).then(|| (cols[0].to_string(), cols[1].to_string(), root.join(cols[2])))
-        })
-        .collect()
-}
-
 fn load_task(yml: &Path) -> Program {
     let task = Task::load(yml, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"));
     baton::frontend::load_program(&task.program, task.data_model)
@@ -802,7 +782,7 @@ const TASK_STEPS: u64 = 30_000;
 #[test]
 fn shared_tasks_residuals_satisfy_res() {
     let Some(root) = benchmarks() else { return };
-    let tasks = manifest(&root);
+    let tasks = paper_tasks(&root);
     assert!(tasks.len() >= 77, "MANIFEST.csv lists {} tasks", tasks.len());
     let mut violations = Vec::new();
     let mut tally = Tally::default();

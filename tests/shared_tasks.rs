@@ -6,6 +6,9 @@
 //! Limits are short (seconds per task) so the suite stays fast; the long runs the issues ask
 //! for are benchmarks (`baton bench`), not tests.
 
+#[path = "support/shared.rs"]
+mod shared;
+
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::Program;
 use baton::condition::{self, Format};
@@ -13,32 +16,8 @@ use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_program;
 use baton::task::Task;
 use baton::verdict::{Classification, Verdict};
-use std::path::PathBuf;
+use shared::{benchmarks, in_table, paper_tasks};
 use std::sync::Mutex;
-
-/// The shared benchmark folder, or `None` (with a printed reason) when it is not configured.
-fn benchmarks() -> Option<PathBuf> {
-    match std::env::var_os("BATON_SV_BENCHMARKS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("skipped: BATON_SV_BENCHMARKS is not set");
-            None
-        }
-    }
-}
-
-/// (paper table, paper name, task file) of every row of MANIFEST.csv.
-fn manifest(dir: &std::path::Path) -> Vec<(String, String, PathBuf)> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.csv")).expect("MANIFEST.csv readable");
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let cols: Vec<&str> = l.split(',').collect();
-            (cols[0].to_string(), cols[1].to_string(), dir.join(cols[2]))
-        })
-        .collect()
-}
 
 fn load(task_file: &std::path::Path) -> (Task, Program) {
     let task = Task::load(task_file, Default::default()).expect("task loads");
@@ -124,7 +103,7 @@ fn on_every_shared_task(
     kind: AnalysisKind,
     cpu: &str,
 ) -> Vec<(String, String, Verdict, Classification)> {
-    let rows = manifest(dir);
+    let rows = paper_tasks(dir);
     assert_eq!(rows.len(), 77, "every shared task is covered");
     let results = parallel(&rows, |(table, name, file)| {
         let (task, program) = load(file);
@@ -165,10 +144,7 @@ fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     let Some(dir) = benchmarks() else { return };
     let results = on_every_shared_task(&dir, AnalysisKind::Explicit, "cpu-time=1s");
     let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
-    let table2 = results
-        .iter()
-        .filter(|r| r.0.split('+').any(|t| t == "II"))
-        .count();
+    let table2 = results.iter().filter(|r| in_table(&r.0, "II")).count();
     eprintln!(
         "explicit, cpu-time=1s: {correct} correct of {} ({table2} in Table II)",
         results.len()
@@ -196,7 +172,7 @@ fn signed_overflow_gives_no_false_on_benchmark01_conjunctive() {
 #[test]
 fn conditions_of_every_shared_task_read_back_from_both_formats() {
     let Some(dir) = benchmarks() else { return };
-    let rows = manifest(&dir);
+    let rows = paper_tasks(&dir);
     let checked = parallel(&rows, |(_, name, file)| {
         let (_, program) = load(file);
         let outcome = explicit(&program, &["reached-states=1500"]);
@@ -220,7 +196,7 @@ fn guided_second_run_never_reexplores_what_the_first_verified() {
     use baton::cpa::engine::{Engine, Guide, SearchOrder};
     use baton::cpa::Step;
     let Some(dir) = benchmarks() else { return };
-    let rows: Vec<_> = manifest(&dir)
+    let rows: Vec<_> = paper_tasks(&dir)
         .into_iter()
         .filter(|(t, _, _)| t.split('+').any(|x| x == "III"))
         .collect();
