@@ -66,8 +66,8 @@ enum Command {
     Bench(BenchArgs),
     /// Compare run definitions of result directories or files: text table, HTML report.
     Table(TableArgs),
-    /// List the external tools' adapters: executables found and versions.
-    Tools,
+    /// List the tool adapters (built-in and user): executables found, versions.
+    Tools(ToolsArgs),
     /// Run a flow of verifiers (stages under budgets, conditions handed on) on a program or task.
     Run(RunArgs),
 }
@@ -87,6 +87,22 @@ struct RunArgs {
     /// Data model (default: the task's, ILP32 for bare programs).
     #[arg(long)]
     data_model: Option<DataModel>,
+    #[command(flatten)]
+    adapters: AdapterDirs,
+}
+
+/// Where user tool adapters are (besides the built-in ones and `BATON_ADAPTERS`).
+#[derive(clap::Args)]
+struct AdapterDirs {
+    /// A directory of tool adapters (*.yaml), after the built-in ones (repeatable).
+    #[arg(long = "adapters", value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ToolsArgs {
+    #[command(flatten)]
+    adapters: AdapterDirs,
 }
 
 #[derive(clap::Args)]
@@ -126,6 +142,8 @@ struct BenchArgs {
     /// Benchmark name (prefix of the result XML files).
     #[arg(long)]
     name: Option<String>,
+    #[command(flatten)]
+    adapters: AdapterDirs,
 }
 
 #[derive(clap::Args)]
@@ -441,6 +459,20 @@ fn exec(
 
 fn bench(a: BenchArgs) -> Result<(), Failure> {
     use baton::bench;
+    // The runs are `baton` processes: they find the adapter directories in the environment.
+    if !a.adapters.dirs.is_empty() {
+        let mut dirs: Vec<PathBuf> = a
+            .adapters
+            .dirs
+            .iter()
+            .map(|d| d.canonicalize().unwrap_or(d.clone()))
+            .collect();
+        if let Some(env) = std::env::var_os(baton::adapters::registry::ADAPTERS_ENV) {
+            dirs.extend(std::env::split_paths(&env));
+        }
+        let joined = std::env::join_paths(dirs).map_err(Failure::input)?;
+        std::env::set_var(baton::adapters::registry::ADAPTERS_ENV, joined);
+    }
     let request = bench::BenchRequest {
         definition: a.definition,
         tasks: a.tasks,
@@ -493,15 +525,17 @@ fn table(a: TableArgs) -> Result<(), Failure> {
 
 fn run(a: RunArgs) -> Result<(), Failure> {
     use baton::pipeline::runner;
-    let flow = runner::load_flow(&a.flow).map_err(Failure::input)?;
+    let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
+    let flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,
     };
-    let report = runner::run_flow(&flow, &a.input, a.data_model, &options).map_err(|e| Failure {
-        code: if e.is_input_error() { 2 } else { 1 },
-        message: e.to_string(),
-    })?;
+    let report =
+        runner::run_flow(&flow, &registry, &a.input, a.data_model, &options).map_err(|e| Failure {
+            code: if e.is_input_error() { 2 } else { 1 },
+            message: e.to_string(),
+        })?;
     if a.json {
         println!(
             "{}",
@@ -513,19 +547,30 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Prints each adapter's executables (found or not) and the tool's version.
-fn tools() -> Result<(), Failure> {
-    for status in baton::adapters::tool_status().map_err(Failure::other)? {
-        let version = status.version.as_deref().unwrap_or("not found");
-        println!("{:6} {version}", status.tool);
-        for (name, path) in &status.executables {
-            match path {
-                Some(p) => println!("       {name}: {}", p.display()),
-                None => println!("       {name}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)"),
+/// Prints each adapter (built-in and user) with its executables, found or not, and version.
+fn tools(a: ToolsArgs) -> Result<(), Failure> {
+    use baton::adapters::registry::{tool_status, Registry};
+    let registry = Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
+    for status in tool_status(&registry) {
+        let version = match (&status.version, &status.not_installable) {
+            (Some(v), _) => v.clone(),
+            (None, Some(_)) => "not installable here".to_string(),
+            (None, None) => "not found".to_string(),
+        };
+        println!("{:12} {version}  [{}]", status.tool, status.origin);
+        for (role, found) in &status.executables {
+            match found {
+                Ok(p) => println!("    {role}: {}", p.display()),
+                Err(names) => {
+                    println!("    {role}: {names}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)")
+                }
             }
         }
+        if let (None, Some(why)) = (&status.version, &status.not_installable) {
+            println!("    cannot be installed on this machine: {why}");
+        }
     }
-    println!("native: explicit, predicate (built in)");
+    println!("native       explicit, predicate (built in)");
     Ok(())
 }
 
@@ -548,7 +593,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
         Command::Bench(args) => bench(args),
-        Command::Tools => tools(),
+        Command::Tools(args) => tools(args),
         Command::Table(args) => table(args),
         Command::Run(args) => run(args),
     })

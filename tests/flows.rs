@@ -216,8 +216,9 @@ fn shipped_configs_are_valid_flows() {
         if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
             continue;
         }
-        let flow =
-            baton::pipeline::runner::load_flow(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let registry = baton::adapters::registry::Registry::builtin().expect("built-in adapters");
+        let flow = baton::pipeline::runner::load_flow(&path, &registry)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let identity = path.to_string_lossy().contains("-identity");
         assert_eq!(
             identity,
