@@ -280,6 +280,47 @@ mod tests {
         assert!(r.get("klee").unwrap().spec.not_installable.is_some());
     }
 
+    /// The result rules of the adapters whose tools cannot be installed here, on outputs written
+    /// from the tools' documented formats (docs/TOOLS.md, after BenchExec's tool-info modules
+    /// and the tools' SV-COMP wrappers) — fixtures written from the documentation, not
+    /// recorded from the tools.
+    #[test]
+    fn result_rules_on_documented_outputs() {
+        use super::super::spec::{first_match, RuleVerdict::*};
+        let r = Registry::builtin().unwrap();
+        let cases: [(&str, Option<i32>, &str, _); 24] = [
+            ("esbmc", Some(0), "Verifying with ESBMC\nVERIFICATION SUCCESSFUL\nTRUE\n", True),
+            ("esbmc", Some(0), "Verifying with ESBMC\nVERIFICATION FAILED\nFALSE_REACH\n", False),
+            ("esbmc", Some(0), "VERIFICATION FAILED\nFALSE_DEREF\n", Unknown),
+            ("esbmc", Some(0), "Timed out\n", Unknown),
+            ("esbmc", Some(1), "Unsupported Property\n", Error),
+            ("cpachecker", Some(0), "Verification result: TRUE. No property violation found by chosen configuration.\n", True),
+            ("cpachecker", Some(0), "Verification result: FALSE. Property violation (unreach-call: reach_error(); called in line 5) found by chosen configuration.\n", False),
+            ("cpachecker", Some(0), "Verification result: UNKNOWN, incomplete analysis.\n", Unknown),
+            ("cpachecker", Some(1), "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n", Error),
+            ("cpachecker", Some(0), "Error: Parsing failed (see log)\n", Error),
+            ("uautomizer", Some(0), "Version 4f54f8f5\nResult:\nTRUE\n", True),
+            ("uautomizer", Some(0), "Result:\nFALSE\n", False),
+            ("uautomizer", Some(0), "Result:\nFALSE(valid-deref)\n", Unknown),
+            ("uautomizer", Some(0), "Result:\nUNKNOWN: Overapproximated counterexample\n", Unknown),
+            ("uautomizer", Some(7), "Result:\nERROR: UNSUPPORTED SYNTAX\n", Error),
+            ("symbiotic", Some(0), "INFO: Starting verification\nRESULT: true\nINFO: Total time elapsed: 1.2\n", True),
+            ("symbiotic", Some(0), "RESULT: false(unreach-call)\n", False),
+            ("symbiotic", Some(0), "RESULT: unknown\n", Unknown),
+            ("symbiotic", Some(1), "RESULT: ERROR (parsing failed)\n", Error),
+            ("2ls", Some(0), "TRUE\n", True),
+            ("2ls", Some(10), "FALSE\n", False),
+            ("2ls", Some(10), "FALSE(no-overflow)\n", Unknown),
+            ("2ls", Some(5), "UNKNOWN\n", Unknown),
+            ("klee", Some(0), "KLEE: done: explored paths = 4\nKLEE: done: completed paths = 4\n", Unknown),
+        ];
+        for (tool, code, output, want) in cases {
+            let a = r.get(tool).unwrap();
+            let got = first_match(&a.rules, code, output).map(|rule| rule.verdict);
+            assert_eq!(got, Some(want), "{tool} on {output:?}");
+        }
+    }
+
     #[test]
     fn user_directory_adds_and_overrides() {
         let dir = tempfile::tempdir().unwrap();
