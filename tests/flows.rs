@@ -1,8 +1,11 @@
 //! `baton run FLOW PROGRAM`: flow validation, tool checks, native stages handing conditions on,
 //! and (when installed) real CBMC and AFL++ stages with replay on the original program.
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::path::Path;
 use std::process::{Command, Output};
+use tools::cbmc_installed;
 
 const SAFE: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint main(void) {\n  int y = __VERIFIER_nondet_int();\n  if (y > 0) { int a = 1; a = a + 1; return 0; }\n  int x = __VERIFIER_nondet_int();\n  int i = 0, s = 0;\n  while (i < 8) { i++; if (x > 3) s += 2; else s += 1; }\n  if (s > 16) reach_error();\n  return 0;\n}\n";
 
@@ -128,16 +131,6 @@ fn missing_tool_fails_before_the_flow_starts() {
     assert!(err.contains("KLEE cannot be installed on this machine"), "{err}");
     // Nothing ran: no stage directory was made.
     assert!(!keep.join("01-first").exists());
-}
-
-fn cbmc_installed() -> bool {
-    let ok = ["cbmc", "goto-cc", "goto-instrument"]
-        .iter()
-        .all(|t| baton::adapters::find_executable(t).is_some());
-    if !ok {
-        eprintln!("skipping: cbmc not installed (run scripts/install-tools.sh)");
-    }
-    ok
 }
 
 #[test]

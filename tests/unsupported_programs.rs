@@ -5,18 +5,11 @@
 //! and a sample of the development set (rows `D` of MANIFEST.csv, when BATON_SV_BENCHMARKS is
 //! set). Zero wrong verdicts.
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::path::Path;
 use std::process::Command;
-
-fn cbmc_installed() -> bool {
-    let ok = ["cbmc", "goto-cc", "goto-instrument"]
-        .iter()
-        .all(|t| baton::adapters::find_executable(t).is_some());
-    if !ok {
-        eprintln!("skipping: cbmc not installed (run scripts/install-tools.sh)");
-    }
-    ok
-}
+use tools::cbmc_installed;
 
 fn repo(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

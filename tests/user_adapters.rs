@@ -299,3 +299,53 @@ fn parallel_group_unites_the_conditions_when_none_decides() {
     );
     assert_eq!(r["stages"][2]["input"], "residual", "{r}");
 }
+
+/// An adapter whose tool writes a condition file (as CPAchecker writes its assumption
+/// automaton, `condition:` in the adapter): Baton reads it back as the stage's condition, and
+/// the next stage runs on the residual program.
+#[test]
+fn a_condition_file_the_tool_writes_is_read_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bug = write(dir.path(), "bug.c", EARLY_BUG);
+    // The "tool's" automaton: what a short explicit analysis verified, in CPAchecker's format.
+    let automaton = dir.path().join("automaton.txt");
+    let out = baton(&[
+        "verify",
+        &bug,
+        "--give-up",
+        "reached-states=30",
+        "--condition-out",
+        &automaton.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let adapters = tempfile::tempdir().expect("tempdir");
+    let script = adapters.path().join("condtool.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nmkdir -p output && cp {} output/AssumptionAutomaton.txt\necho 'Verification result: UNKNOWN, incomplete analysis.'\n",
+            automaton.display()
+        ),
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    write(
+        adapters.path(),
+        "condtool.yaml",
+        "tool: condtool\nexecutables: { verifier: ./condtool.sh }\ncommand: [\"{verifier}\", \"{program}\"]\nresult:\n  - { line: '^Verification result: UNKNOWN', verdict: unknown }\ncondition: output/AssumptionAutomaton.txt\ncontributes: nothing\n",
+    );
+    let flow = write(
+        dir.path(),
+        "cond.yaml",
+        "flow: cond\nbudget: { cpu_time: 60s }\nstages:\n  - name: cond\n    tool: condtool\n  - name: explicit\n    tool: explicit\n    input: reduce\n",
+    );
+    let r = run_json(adapters.path(), &flow, &bug);
+    assert_eq!(r["stages"][0]["status"], "unknown", "{r}");
+    assert!(
+        r["stages"][0]["covered_share"].as_f64().unwrap_or(0.0) > 0.0,
+        "{r}"
+    );
+    assert_eq!(r["stages"][1]["input"], "residual", "{r}");
+    assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
+}

@@ -6,7 +6,7 @@ use super::spec::{self, Adapter, ArgItem, RuleVerdict};
 use super::{extract, prepare, witness, CommandLine};
 use crate::cfa::types::DataModel;
 use crate::cfa::Program;
-use crate::condition::{self, ConditionAutomaton};
+use crate::condition::ConditionAutomaton;
 use crate::exec::{self, Limits, RunReport, RunStatus, ToolCommand, WorkDir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -212,8 +212,11 @@ pub enum Finding {
         /// Where the claim comes from (for notes).
         source: String,
     },
-    /// What the tool verified, about the program it ran on (needs its CFA).
+    /// What the tool verified, about the program it ran on.
     Condition(ConditionAutomaton),
+    /// A file holding what the tool verified, about the program it ran on, in a format
+    /// [`condition::load`] reads (loaded only where it is used).
+    ConditionFile(PathBuf),
 }
 
 /// A stage's outcome: what the tool said (BenchExec status), what it found, why.
@@ -244,7 +247,7 @@ impl Outcome {
 pub struct StageTask<'a> {
     /// The C file the tool runs on (original or residual).
     pub program: &'a Path,
-    /// Baton's CFA of that file, where Baton can lower it.
+    /// Baton's CFA of that file, where Baton can lower it (extractors build conditions on it).
     pub cfa: Option<&'a Program>,
     /// The data model.
     pub model: DataModel,
@@ -358,15 +361,9 @@ fn run_declared(
             }
         }
         (Finding::Nothing, _) if outcome.status == "unknown" => {
-            if let (Some(glob), Some(cfa)) = (&adapter.spec.condition, task.cfa) {
+            if let Some(glob) = &adapter.spec.condition {
                 match find_file(&workdir, glob) {
-                    Some(file) => match condition::load(&file, cfa) {
-                        Ok(c) => {
-                            outcome.note.push_str(&format!("; condition {}", file.display()));
-                            outcome.finding = Finding::Condition(c);
-                        }
-                        Err(e) => outcome.note.push_str(&format!("; condition not used: {e}")),
-                    },
+                    Some(file) => outcome.finding = Finding::ConditionFile(file),
                     None => outcome.note.push_str("; no condition written"),
                 }
             }

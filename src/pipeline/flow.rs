@@ -240,22 +240,17 @@ impl Flow {
         let flow_budget = budget(&parsed.budget, flow_line)?;
         let mut stages = Vec::new();
         let mut search_from = line_of(text, "stages", 1).unwrap_or(1);
+        // Every stage with its id and parallel group; a group's members in place of the group.
+        let mut entries: Vec<(&StageFile, String, Option<usize>)> = Vec::new();
+        let mut group_from = search_from;
         let mut groups = 0;
         for (i, s) in parsed.stages.iter().enumerate() {
             if s.parallel.is_empty() {
-                stages.push(parse_stage(
-                    s,
-                    format!("{}", i + 1),
-                    None,
-                    text,
-                    &mut search_from,
-                    &err,
-                    known_tools,
-                    &budget,
-                )?);
+                entries.push((s, format!("{}", i + 1), None));
                 continue;
             }
-            let line = line_of(text, "parallel", search_from).unwrap_or(search_from);
+            let line = line_of(text, "parallel", group_from).unwrap_or(group_from);
+            group_from = line + 1;
             if !s.tool.is_empty() || s.budget.is_some() || !s.options.is_empty() || !s.give_up.is_empty() {
                 return Err(err(
                     line,
@@ -265,23 +260,25 @@ impl Flow {
             if s.parallel.len() < 2 {
                 return Err(err(line, "a `parallel` group needs at least two stages".into()));
             }
+            if s.parallel.iter().any(|m| !m.parallel.is_empty()) {
+                return Err(err(line, "`parallel` groups cannot be nested".into()));
+            }
             groups += 1;
             for (j, member) in s.parallel.iter().enumerate() {
-                if !member.parallel.is_empty() {
-                    return Err(err(line, "`parallel` groups cannot be nested".into()));
-                }
-                let id = format!("{}.{}", i + 1, j + 1);
-                stages.push(parse_stage(
-                    member,
-                    id,
-                    Some(groups),
-                    text,
-                    &mut search_from,
-                    &err,
-                    known_tools,
-                    &budget,
-                )?);
+                entries.push((member, format!("{}.{}", i + 1, j + 1), Some(groups)));
             }
+        }
+        for (s, id, group) in entries {
+            stages.push(parse_stage(
+                s,
+                id,
+                group,
+                text,
+                &mut search_from,
+                &err,
+                known_tools,
+                &budget,
+            )?);
         }
         let mut names = std::collections::BTreeSet::new();
         for st in &stages {
@@ -413,6 +410,29 @@ mod tests {
         );
         assert_eq!(flow.stages[2].input, StageInput::Guide);
         assert_eq!(flow.stages[1].line, 9);
+    }
+
+    #[test]
+    fn parallel_groups_and_trust() {
+        let text = "flow: p\ntrust: replayed-only\nstages:\n  - parallel:\n      - name: a\n        tool: cbmc\n      - name: b\n        tool: explicit\n  - name: c\n    tool: predicate\n";
+        let flow = Flow::parse(text, "p.yaml", &["cbmc".to_string()]).unwrap();
+        assert_eq!(flow.trust, Trust::ReplayedOnly);
+        let groups: Vec<Option<usize>> = flow.stages.iter().map(|s| s.group).collect();
+        assert_eq!(groups, vec![Some(1), Some(1), None]);
+        assert_eq!(flow.stages[1].line, 7);
+        let one = "flow: p\nstages:\n  - parallel:\n      - tool: explicit\n";
+        let e = Flow::parse(one, "p.yaml", &[]).unwrap_err().to_string();
+        assert_eq!(e, "p.yaml:3: a `parallel` group needs at least two stages");
+        let twice = text.replace("name: b", "name: a");
+        let e = Flow::parse(&twice, "p.yaml", &["cbmc".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("two stages are named `a`"), "{e}");
+        let native_options = "flow: p\nstages:\n  - tool: explicit\n    options: { x: 1 }\n";
+        let e = Flow::parse(native_options, "p.yaml", &[])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "p.yaml:4: `explicit` takes give_up conditions, not options");
     }
 
     #[test]

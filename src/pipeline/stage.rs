@@ -182,7 +182,7 @@ fn run_on(
     );
     let cfa = input.residual.as_deref().or(original);
     let result = if NATIVE_TOOLS.contains(&stage.tool.as_str()) {
-        run_native(state, stage, &mut steps, input, cfa, dir)
+        run_native(state, stage, &mut steps, input, dir)
     } else {
         let adapter = state
             .registry
@@ -223,8 +223,8 @@ fn run_on(
             note = join(&note, &why);
             v
         }
-        Finding::Condition(c) => {
-            let (kept, why) = condition_for_original(c, input);
+        finding @ (Finding::Condition(_) | Finding::ConditionFile(_)) => {
+            let (kept, why) = condition_for_original(finding, input, original);
             condition = kept;
             note = join(&note, &why);
             Verdict::Unknown
@@ -251,22 +251,33 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-/// What a condition a stage computed adds to the accumulated condition about the ORIGINAL
-/// program, and a note. On the original program it is kept. On a residual program it talks
-/// about the residual: it is not mapped back yet, so it adds nothing (sound: the accumulated
-/// condition only gets smaller than what was verified). This is the hook where conditions of
-/// residual programs are to be mapped back onto the original.
+/// What a condition a stage found (computed, or a file) adds to the accumulated condition about
+/// the ORIGINAL program, and a note. On the original program it is kept (a file is read against
+/// the original's CFA). On a residual program it talks about the residual: it is not mapped
+/// back yet, so it adds nothing (sound: the accumulated condition only gets smaller than what
+/// was verified). This is the hook where conditions of residual programs are to be mapped back
+/// onto the original.
 pub fn condition_for_original(
-    c: ConditionAutomaton,
+    finding: Finding,
     input: &StageProgram,
+    original: Option<&Program>,
 ) -> (Option<ConditionAutomaton>, String) {
     if input.residual.is_some() {
-        (
+        return (
             None,
             "condition is about the residual program: nothing new for the original".into(),
-        )
-    } else {
-        (Some(c), String::new())
+        );
+    }
+    match (finding, original) {
+        (Finding::Condition(c), _) => (Some(c), String::new()),
+        (Finding::ConditionFile(file), Some(p)) => match condition::load(&file, p) {
+            Ok(c) => (Some(c), String::new()),
+            Err(e) => (None, format!("condition not used: {e}")),
+        },
+        (Finding::ConditionFile(_), None) => {
+            (None, "condition not used: Baton cannot lower the program".into())
+        }
+        _ => (None, String::new()),
     }
 }
 
@@ -326,7 +337,6 @@ fn run_native(
     stage: &Stage,
     steps: &mut Steps,
     input: &StageProgram,
-    cfa: Option<&Program>,
     dir: &Path,
 ) -> Result<Outcome, StepError> {
     let condition_out = dir.join("condition.graphml");
@@ -392,14 +402,10 @@ fn run_native(
                 note: String::new(),
             }
         }
-        Verdict::Unknown => match cfa.map(|p| condition::load(&condition_out, p)) {
-            Some(Ok(c)) => Outcome {
-                status: "unknown".into(),
-                finding: Finding::Condition(c),
-                note: reason,
-            },
-            Some(Err(e)) => Outcome::nothing("unknown", format!("{reason}; condition not used: {e}")),
-            None => Outcome::nothing("unknown", reason),
+        Verdict::Unknown => Outcome {
+            status: "unknown".into(),
+            finding: Finding::ConditionFile(condition_out),
+            note: reason,
         },
     })
 }
