@@ -93,6 +93,22 @@ fn own_programs_with_threads_and_inline_assembly() {
         let r = run("configs/predicate-then-cbmc.yaml", &input, 2, dir.path());
         assert_eq!(r["skipped_stages"], serde_json::json!(["predicate"]), "{r}");
     }
+    // A preprocessed `.i` file (which goto-cc does not preprocess again) calling the old error
+    // function `__VERIFIER_error`, with floats Baton rejects: CBMC must find the error call, not
+    // mistake it for an assertion of `main`.
+    let i_file = dir.path().join("float_error.i");
+    std::fs::write(
+        &i_file,
+        "extern void __VERIFIER_error(void);\nextern float __VERIFIER_nondet_float(void);\nint main() {\n  float x = __VERIFIER_nondet_float();\n  if (x > 1.0f && x < 2.0f) __VERIFIER_error();\n  return 0;\n}\n",
+    )
+    .expect("write");
+    let r = run(
+        "configs/comb-b.yaml",
+        &i_file.display().to_string(),
+        1,
+        dir.path(),
+    );
+    assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
 }
 
 #[test]

@@ -72,7 +72,17 @@ fn run_bounded(
     let tools = cbmc::CbmcTools::from_roles(exes)?;
     let unwind = int_option(task, "unwind")?.unwrap_or(1);
     let unwind = u32::try_from(unwind).map_err(|_| format!("unwind {unwind} is too large"))?;
-    let p = cbmc::pipeline(&tools, task.program, task.dir, task.model, unwind);
+    // goto-cc does not preprocess `.i` files, so the `-D` renames of the error and nondet
+    // functions would not apply (CBMC would then turn `__VERIFIER_error()` into an assertion of
+    // the caller, which is not the reach-error property): preprocess such a file again as `.c`.
+    let program = if task.program.extension().is_some_and(|e| e == "c") {
+        task.program.to_path_buf()
+    } else {
+        let copy = task.dir.join("program.c");
+        std::fs::copy(task.program, &copy).map_err(|e| format!("{}: {e}", copy.display()))?;
+        copy
+    };
+    let p = cbmc::pipeline(&tools, &program, task.dir, task.model, unwind);
     let prep = [
         ("goto-cc", &p.compile),
         ("goto-instrument", &p.instrument),
