@@ -87,7 +87,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 # --- 1. bookworm packages: AFL++, clang, 32-bit libc ---------------------------------------
-BOOKWORM_PKGS=(afl++ libc6-dev-i386 gcc-multilib clang)
+BOOKWORM_PKGS=(afl++ libc6-dev-i386 gcc-multilib clang frama-c-base)
 missing=()
 for p in "${BOOKWORM_PKGS[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -89,8 +89,8 @@ enum Command {
     Bench(BenchArgs),
     /// Compare run definitions of result directories or files: text table, HTML report.
     Table(TableArgs),
-    /// List the external tools' adapters: executables found and versions.
-    Tools,
+    /// List the tool adapters (built-in and user): executables found, versions.
+    Tools(ToolsArgs),
     /// Run a flow of verifiers (stages under budgets, conditions handed on) on a program or task.
     Run(RunArgs),
 }
@@ -112,6 +112,8 @@ struct RunArgs {
     data_model: Option<DataModel>,
     #[command(flatten)]
     semantics: SemanticsArgs,
+    #[command(flatten)]
+    adapters: AdapterDirs,
 }
 
 /// The C semantics options of `verify`, `exec` and `run`.
@@ -121,6 +123,20 @@ struct SemanticsArgs {
     /// undefined behaviour, are excluded, as sv-benchmarks assumes) or wrap (gcc -fwrapv).
     #[arg(long, value_name = "undefined|wrap", default_value = "undefined")]
     signed_overflow: SignedOverflow,
+}
+
+/// Where user tool adapters are (besides the built-in ones and `BATON_ADAPTERS`).
+#[derive(clap::Args)]
+struct AdapterDirs {
+    /// A directory of tool adapters (*.yaml), after the built-in ones (repeatable).
+    #[arg(long = "adapters", value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ToolsArgs {
+    #[command(flatten)]
+    adapters: AdapterDirs,
 }
 
 #[derive(clap::Args)]
@@ -160,6 +176,8 @@ struct BenchArgs {
     /// Benchmark name (prefix of the result XML files).
     #[arg(long)]
     name: Option<String>,
+    #[command(flatten)]
+    adapters: AdapterDirs,
 }
 
 #[derive(clap::Args)]
@@ -532,6 +550,20 @@ fn exec(
 
 fn bench(a: BenchArgs) -> Result<(), Failure> {
     use baton::bench;
+    // The runs are `baton` processes: they find the adapter directories in the environment.
+    if !a.adapters.dirs.is_empty() {
+        let mut dirs: Vec<PathBuf> = a
+            .adapters
+            .dirs
+            .iter()
+            .map(|d| d.canonicalize().unwrap_or(d.clone()))
+            .collect();
+        if let Some(env) = std::env::var_os(baton::adapters::registry::ADAPTERS_ENV) {
+            dirs.extend(std::env::split_paths(&env));
+        }
+        let joined = std::env::join_paths(dirs).map_err(Failure::input)?;
+        std::env::set_var(baton::adapters::registry::ADAPTERS_ENV, joined);
+    }
     let request = bench::BenchRequest {
         definition: a.definition,
         tasks: a.tasks,
@@ -602,9 +634,13 @@ fn check_run_definition(rd: &baton::bench::RunDefinition) -> Result<(), Failure>
     })?;
     match cli.command {
         Command::Verify(_) => Ok(()),
-        Command::Run(a) => baton::pipeline::runner::load_flow(&a.flow)
-            .map(|_| ())
-            .map_err(|e| invalid(&e.to_string())),
+        Command::Run(a) => {
+            let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs)
+                .map_err(|e| invalid(&e.to_string()))?;
+            baton::pipeline::runner::load_flow(&a.flow, &registry)
+                .map(|_| ())
+                .map_err(|e| invalid(&e.to_string()))
+        }
         _ => Err(invalid(&format!(
             "`{}` cannot be benchmarked (use verify or run)",
             rd.args.first().map(String::as_str).unwrap_or_default()
@@ -624,16 +660,18 @@ fn table(a: TableArgs) -> Result<(), Failure> {
 
 fn run(a: RunArgs) -> Result<(), Failure> {
     use baton::pipeline::runner;
-    let flow = runner::load_flow(&a.flow).map_err(Failure::input)?;
+    let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
+    let flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,
         signed_overflow: a.semantics.signed_overflow,
     };
-    let report = runner::run_flow(&flow, &a.input, a.data_model, &options).map_err(|e| Failure {
-        code: if e.is_input_error() { 2 } else { 1 },
-        message: e.to_string(),
-    })?;
+    let report =
+        runner::run_flow(&flow, &registry, &a.input, a.data_model, &options).map_err(|e| Failure {
+            code: if e.is_input_error() { 2 } else { 1 },
+            message: e.to_string(),
+        })?;
     if a.json {
         outln!(
             "{}",
@@ -645,19 +683,30 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Prints each adapter's executables (found or not) and the tool's version.
-fn tools() -> Result<(), Failure> {
-    for status in baton::adapters::tool_status().map_err(Failure::other)? {
-        let version = status.version.as_deref().unwrap_or("not found");
-        outln!("{:6} {version}", status.tool);
-        for (name, path) in &status.executables {
-            match path {
-                Some(p) => outln!("       {name}: {}", p.display()),
-                None => outln!("       {name}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)"),
+/// Prints each adapter (built-in and user) with its executables, found or not, and version.
+fn tools(a: ToolsArgs) -> Result<(), Failure> {
+    use baton::adapters::registry::{tool_status, Registry};
+    let registry = Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
+    for status in tool_status(&registry) {
+        let version = match (&status.version, &status.not_installable) {
+            (Some(v), _) => v.clone(),
+            (None, Some(_)) => "not installable here".to_string(),
+            (None, None) => "not found".to_string(),
+        };
+        outln!("{:12} {version}  [{}]", status.tool, status.origin);
+        for (role, found) in &status.executables {
+            match found {
+                Ok(p) => outln!("    {role}: {}", p.display()),
+                Err(names) => {
+                    outln!("    {role}: {names}: not found (on PATH, BATON_TOOLS_DIR or /opt/baton-tools)")
+                }
             }
         }
+        if let (None, Some(why)) = (&status.version, &status.not_installable) {
+            outln!("    cannot be installed on this machine: {why}");
+        }
     }
-    outln!("native: explicit, predicate (built in)");
+    outln!("native       explicit, predicate (built in)");
     Ok(())
 }
 
@@ -723,7 +772,7 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),
         Command::Bench(args) => bench(args),
-        Command::Tools => tools(),
+        Command::Tools(args) => tools(args),
         Command::Table(args) => table(args),
         Command::Run(args) => run(args),
     })

@@ -3,7 +3,8 @@
 //! Skips with a printed reason when afl-clang-fast or afl-fuzz is not installed.
 
 use baton::adapters::afl::{self, AflTools};
-use baton::adapters::{CommandLine, Tool};
+use baton::adapters::registry::Registry;
+use baton::adapters::CommandLine;
 use baton::cfa::types::DataModel;
 use std::process::Stdio;
 
@@ -42,8 +43,9 @@ fn run(cmd: &CommandLine) -> std::process::Output {
 
 #[test]
 fn real_afl_finds_shallow_bug() {
-    let config = Tool::Afl.builtin_config().expect("config");
-    let Some(tools) = AflTools::locate(&config).expect("config roles") else {
+    let registry = Registry::builtin().expect("built-in adapters");
+    let config = registry.get("afl").expect("afl adapter");
+    let Some(tools) = AflTools::locate(config) else {
         eprintln!("skipping: afl-clang-fast/afl-fuzz not found (run scripts/install-tools.sh)");
         return;
     };
@@ -80,7 +82,7 @@ fn real_afl_finds_shallow_bug() {
     std::fs::write(input_dir.join("seed"), afl::seed_input()).expect("seed");
     let fuzz = run(&afl::fuzz_command(
         &tools,
-        &config,
+        &config.spec.env,
         &input_dir,
         &output_dir,
         &binary,
@@ -129,8 +131,9 @@ type HarnessCase<'a> = (&'a str, &'a str, &'a [u8], bool, Vec<i128>);
 /// definition is used), with `__VERIFIER_assume`; and `abort()` exits quietly. No fuzzing.
 #[test]
 fn real_afl_harness_semantics() {
-    let config = Tool::Afl.builtin_config().expect("config");
-    let Some(tools) = AflTools::locate(&config).expect("config roles") else {
+    let registry = Registry::builtin().expect("built-in adapters");
+    let config = registry.get("afl").expect("afl adapter");
+    let Some(tools) = AflTools::locate(config) else {
         eprintln!("skipping: afl-clang-fast/afl-fuzz not found (run scripts/install-tools.sh)");
         return;
     };

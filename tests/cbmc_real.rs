@@ -3,7 +3,8 @@
 //! `$BATON_TOOLS_DIR/bin`, `/opt/baton-tools/bin`, then `PATH`).
 
 use baton::adapters::cbmc::{self, CbmcOutcome, CbmcTools};
-use baton::adapters::{CommandLine, Tool};
+use baton::adapters::registry::Registry;
+use baton::adapters::CommandLine;
 use baton::cfa::types::DataModel;
 use std::path::Path;
 
@@ -47,8 +48,9 @@ fn check_file(tools: &CbmcTools, program: &Path, model: DataModel, unwind: u32) 
 
 #[test]
 fn real_cbmc_runs() {
-    let config = Tool::Cbmc.builtin_config().expect("config");
-    let Some(tools) = CbmcTools::locate(&config).expect("config roles") else {
+    let registry = Registry::builtin().expect("built-in adapters");
+    let config = registry.get("cbmc").expect("cbmc adapter");
+    let Some(tools) = CbmcTools::locate(config) else {
         eprintln!("skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)");
         return;
     };
@@ -119,8 +121,9 @@ fn real_cbmc_on_sv_benchmarks() {
         eprintln!("skipping: BATON_SV_BENCHMARKS is not set");
         return;
     };
-    let config = Tool::Cbmc.builtin_config().expect("config");
-    let Some(tools) = CbmcTools::locate(&config).expect("config roles") else {
+    let registry = Registry::builtin().expect("built-in adapters");
+    let config = registry.get("cbmc").expect("cbmc adapter");
+    let Some(tools) = CbmcTools::locate(config) else {
         eprintln!("skipping: cbmc/goto-cc/goto-instrument not found (run scripts/install-tools.sh)");
         return;
     };

@@ -1,8 +1,11 @@
 //! `baton run FLOW PROGRAM`: flow validation, tool checks, native stages handing conditions on,
 //! and (when installed) real CBMC and AFL++ stages with replay on the original program.
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::path::Path;
 use std::process::{Command, Output};
+use tools::cbmc_installed;
 
 const SAFE: &str = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint main(void) {\n  int y = __VERIFIER_nondet_int();\n  if (y > 0) { int a = 1; a = a + 1; return 0; }\n  int x = __VERIFIER_nondet_int();\n  int i = 0, s = 0;\n  while (i < 8) { i++; if (x > 3) s += 2; else s += 1; }\n  if (s > 16) reach_error();\n  return 0;\n}\n";
 
@@ -130,16 +133,6 @@ fn missing_tool_fails_before_the_flow_starts() {
     assert!(!keep.join("01-first").exists());
 }
 
-fn cbmc_installed() -> bool {
-    let ok = ["cbmc", "goto-cc", "goto-instrument"]
-        .iter()
-        .all(|t| baton::adapters::find_executable(t).is_some());
-    if !ok {
-        eprintln!("skipping: cbmc not installed (run scripts/install-tools.sh)");
-    }
-    ok
-}
-
 #[test]
 fn cbmc_stage_proves_and_refutes() {
     if !cbmc_installed() {
@@ -216,8 +209,9 @@ fn shipped_configs_are_valid_flows() {
         if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
             continue;
         }
-        let flow =
-            baton::pipeline::runner::load_flow(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let registry = baton::adapters::registry::Registry::builtin().expect("built-in adapters");
+        let flow = baton::pipeline::runner::load_flow(&path, &registry)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let identity = path.to_string_lossy().contains("-identity");
         assert_eq!(
             identity,

@@ -20,7 +20,7 @@
 //! [`decode_nondet_log`] turns into the values. [`decode_input`] decodes raw bytes for a known
 //! type sequence the same way the harness does.
 
-use super::{find_executable, AdapterError, CommandLine, ToolConfig};
+use super::{AdapterError, CommandLine};
 use crate::cfa::types::DataModel;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -41,22 +41,17 @@ pub struct AflTools {
 }
 
 impl AflTools {
-    /// The executables by their configured names.
-    pub fn from_config(config: &ToolConfig) -> Result<AflTools, AdapterError> {
+    /// The executables by the adapter's roles (as the registry found them).
+    pub fn from_roles(exes: &std::collections::BTreeMap<String, PathBuf>) -> Result<AflTools, String> {
         Ok(AflTools {
-            compiler: PathBuf::from(config.executable("compiler")?),
-            fuzzer: PathBuf::from(config.executable("fuzzer")?),
+            compiler: super::extract::role(exes, "compiler")?,
+            fuzzer: super::extract::role(exes, "fuzzer")?,
         })
     }
 
-    /// The executables located with [`find_executable`]; `None` when one is missing.
-    pub fn locate(config: &ToolConfig) -> Result<Option<AflTools>, AdapterError> {
-        let compiler = find_executable(config.executable("compiler")?);
-        let fuzzer = find_executable(config.executable("fuzzer")?);
-        Ok(match (compiler, fuzzer) {
-            (Some(compiler), Some(fuzzer)) => Some(AflTools { compiler, fuzzer }),
-            _ => None,
-        })
+    /// The executables of `adapter`, located; `None` when one is missing.
+    pub fn locate(adapter: &super::spec::Adapter) -> Option<AflTools> {
+        adapter.executables().ok().and_then(|e| Self::from_roles(&e).ok())
     }
 }
 
@@ -100,7 +95,7 @@ pub fn seed_input() -> Vec<u8> {
 /// existing one makes afl-fuzz refuse to start or resume an old session).
 pub fn fuzz_command(
     tools: &AflTools,
-    config: &ToolConfig,
+    env: &std::collections::BTreeMap<String, String>,
     input_dir: &Path,
     output_dir: &Path,
     binary: &Path,
@@ -117,8 +112,7 @@ pub fn fuzz_command(
         .arg(seconds.to_string())
         .arg("--")
         .arg(binary);
-    cmd.env = config
-        .env
+    cmd.env = env
         .iter()
         .map(|(k, v)| (OsString::from(k), OsString::from(v)))
         .collect();
@@ -449,8 +443,12 @@ mod tests {
 
     #[test]
     fn command_lines() -> Result<(), AdapterError> {
-        let config = super::super::Tool::Afl.builtin_config()?;
-        let tools = AflTools::from_config(&config)?;
+        let registry = super::super::registry::Registry::builtin()?;
+        let config = registry.get("afl").expect("built-in afl adapter");
+        let tools = AflTools {
+            compiler: "afl-clang-fast".into(),
+            fuzzer: "afl-fuzz".into(),
+        };
         let b = build_command(
             &tools,
             Path::new("h.c"),
@@ -476,7 +474,7 @@ mod tests {
         assert!(b.env.contains(&("AFL_LLVM_CMPLOG".into(), "1".into())));
         let f = fuzz_command(
             &tools,
-            &config,
+            &config.spec.env,
             Path::new("in"),
             Path::new("out"),
             Path::new("./p"),

@@ -30,7 +30,7 @@
 //! `no-body` checks for functions without body) are not the reach-error property and are ignored.
 
 use super::afl::NONDET_SUFFIXES;
-use super::{find_executable, AdapterError, CommandLine, ToolConfig};
+use super::CommandLine;
 use crate::cfa::types::DataModel;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -56,29 +56,18 @@ pub struct CbmcTools {
 }
 
 impl CbmcTools {
-    /// The executables by their configured names (resolved through `PATH` when started).
-    pub fn from_config(config: &ToolConfig) -> Result<CbmcTools, AdapterError> {
+    /// The executables by the adapter's roles (as the registry found them).
+    pub fn from_roles(exes: &std::collections::BTreeMap<String, PathBuf>) -> Result<CbmcTools, String> {
         Ok(CbmcTools {
-            goto_cc: PathBuf::from(config.executable("compiler")?),
-            goto_instrument: PathBuf::from(config.executable("instrument")?),
-            cbmc: PathBuf::from(config.executable("verifier")?),
+            goto_cc: super::extract::role(exes, "compiler")?,
+            goto_instrument: super::extract::role(exes, "instrument")?,
+            cbmc: super::extract::role(exes, "verifier")?,
         })
     }
 
-    /// The executables located with [`find_executable`] (`BATON_TOOLS_DIR`, `/opt/baton-tools`,
-    /// `PATH`); `None` when any of them is missing.
-    pub fn locate(config: &ToolConfig) -> Result<Option<CbmcTools>, AdapterError> {
-        let find = |role: &str| -> Result<Option<PathBuf>, AdapterError> {
-            Ok(find_executable(config.executable(role)?))
-        };
-        match (find("compiler")?, find("instrument")?, find("verifier")?) {
-            (Some(goto_cc), Some(goto_instrument), Some(cbmc)) => Ok(Some(CbmcTools {
-                goto_cc,
-                goto_instrument,
-                cbmc,
-            })),
-            _ => Ok(None),
-        }
+    /// The executables of `adapter`, located; `None` when one is missing.
+    pub fn locate(adapter: &super::spec::Adapter) -> Option<CbmcTools> {
+        adapter.executables().ok().and_then(|e| Self::from_roles(&e).ok())
     }
 }
 

@@ -19,7 +19,7 @@
 //! then `klee --max-time=<s>s --output-dir=<dir> --exit-on-error-type=ReportError linked.bc`.
 
 use super::afl::NondetKind;
-use super::{find_executable, AdapterError, CommandLine, ToolConfig};
+use super::{AdapterError, CommandLine};
 use crate::cfa::types::DataModel;
 use std::path::{Path, PathBuf};
 
@@ -41,24 +41,18 @@ pub struct KleeTools {
 }
 
 impl KleeTools {
-    /// The executables by their configured names.
-    pub fn from_config(config: &ToolConfig) -> Result<KleeTools, AdapterError> {
+    /// The executables by the adapter's roles (as the registry found them).
+    pub fn from_roles(exes: &std::collections::BTreeMap<String, PathBuf>) -> Result<KleeTools, String> {
         Ok(KleeTools {
-            clang: PathBuf::from(config.executable("compiler")?),
-            linker: PathBuf::from(config.executable("linker")?),
-            klee: PathBuf::from(config.executable("engine")?),
+            clang: super::extract::role(exes, "compiler")?,
+            linker: super::extract::role(exes, "linker")?,
+            klee: super::extract::role(exes, "engine")?,
         })
     }
 
-    /// The executables located with [`find_executable`]; `None` when one is missing.
-    pub fn locate(config: &ToolConfig) -> Result<Option<KleeTools>, AdapterError> {
-        let clang = find_executable(config.executable("compiler")?);
-        let linker = find_executable(config.executable("linker")?);
-        let klee = find_executable(config.executable("engine")?);
-        Ok(match (clang, linker, klee) {
-            (Some(clang), Some(linker), Some(klee)) => Some(KleeTools { clang, linker, klee }),
-            _ => None,
-        })
+    /// The executables of `adapter`, located; `None` when one is missing.
+    pub fn locate(adapter: &super::spec::Adapter) -> Option<KleeTools> {
+        adapter.executables().ok().and_then(|e| Self::from_roles(&e).ok())
     }
 }
 
@@ -741,7 +735,11 @@ KLEE: done: generated tests = 3\n";
 
     #[test]
     fn pipeline_argv() -> Result<(), AdapterError> {
-        let tools = KleeTools::from_config(&super::super::Tool::Klee.builtin_config()?)?;
+        let tools = KleeTools {
+            clang: "clang".into(),
+            linker: "llvm-link".into(),
+            klee: "klee".into(),
+        };
         let p = pipeline(
             &tools,
             Path::new("h.c"),

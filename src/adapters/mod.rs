@@ -1,23 +1,24 @@
-//! Tool-specific logic of the external verifiers Baton drives: CBMC, AFL++ and KLEE.
-//!
-//! Each submodule builds the exact command lines (argv vectors, never a shell) and interprets the
-//! tool's output files into Baton's terms (a violation with the nondeterministic values that
-//! lead to it, a bounded or full proof, or an error). Running the commands with time limits is
-//! the job of the process runner; these functions are pure apart from the tests.
-//!
-//! The declarative part (executable names, version command, default options) lives in one YAML
-//! file per tool under `tool-adapters/`, parsed into [`ToolConfig`].
+//! The external verifiers Baton drives, described declaratively: one YAML file per tool
+//! (`tool-adapters/*.yaml`, parsed by [`spec`], found by [`registry`]) says how to find the tool,
+//! start it on a task and read its verdict; [`run`] is the one procedure that runs any adapter.
+//! Rust code exists only for what rules cannot express: extractors ([`extract`]: CBMC's bounded
+//! pipeline, AFL++ and KLEE with Baton's harnesses), program preparation ([`prepare`]) and
+//! reading witnesses ([`witness`]). The tool-specific modules build exact argv vectors (never a
+//! shell) and interpret the tools' files.
 
 pub mod afl;
 pub mod bounded;
 pub mod cbmc;
+pub mod extract;
 pub mod klee;
+pub mod prepare;
+pub mod registry;
+pub mod run;
+pub mod spec;
+pub mod witness;
 
-use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-
 /// Errors of the adapters: configuration, output files that do not have the expected format.
 #[derive(Debug, thiserror::Error)]
 pub enum AdapterError {
@@ -98,106 +99,6 @@ impl CommandLine {
     }
 }
 
-/// The declarative configuration of one tool adapter (`tool-adapters/<tool>.yaml`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolConfig {
-    /// The tool's name (`cbmc`, `afl`, `klee`).
-    pub tool: String,
-    /// Executable names by role (e.g. `compiler: goto-cc`).
-    pub executables: BTreeMap<String, String>,
-    /// The command that prints the tool's version.
-    pub version_command: Vec<String>,
-    /// Default numeric options (e.g. `unwind: 10`).
-    #[serde(default)]
-    pub defaults: BTreeMap<String, u64>,
-    /// Environment variables the tool needs.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-}
-
-/// The tools that have adapters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tool {
-    /// CBMC, bounded model checking.
-    Cbmc,
-    /// AFL++, coverage-guided fuzzing.
-    Afl,
-    /// KLEE, symbolic execution.
-    Klee,
-}
-
-impl Tool {
-    /// Every tool with an adapter.
-    pub const ALL: [Tool; 3] = [Tool::Cbmc, Tool::Afl, Tool::Klee];
-
-    /// The configuration shipped in `tool-adapters/` (embedded at build time).
-    pub fn builtin_config(self) -> Result<ToolConfig, AdapterError> {
-        let (name, text) = match self {
-            Tool::Cbmc => ("cbmc.yaml", include_str!("../../tool-adapters/cbmc.yaml")),
-            Tool::Afl => ("afl.yaml", include_str!("../../tool-adapters/afl.yaml")),
-            Tool::Klee => ("klee.yaml", include_str!("../../tool-adapters/klee.yaml")),
-        };
-        ToolConfig::parse(text, &format!("tool-adapters/{name}"))
-    }
-}
-
-impl ToolConfig {
-    /// Parses a configuration; `origin` names it in errors.
-    pub fn parse(text: &str, origin: &str) -> Result<ToolConfig, AdapterError> {
-        if let Some(line) = crate::input_file::yaml_too_deep(text) {
-            return Err(AdapterError::Config {
-                origin: origin.to_string(),
-                message: format!("line {line}: YAML nested too deeply"),
-            });
-        }
-        let config: ToolConfig = serde_norway::from_str(text).map_err(|e| AdapterError::Config {
-            origin: origin.to_string(),
-            message: e.to_string(),
-        })?;
-        if config.version_command.is_empty() {
-            return Err(AdapterError::Config {
-                origin: origin.to_string(),
-                message: "version_command is empty".to_string(),
-            });
-        }
-        Ok(config)
-    }
-
-    /// Reads and parses a configuration file.
-    pub fn load(path: &Path) -> Result<ToolConfig, AdapterError> {
-        let text = crate::input_file::read_text(path, crate::input_file::MAX_DEFINITION_BYTES).map_err(
-            |source| AdapterError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-        )?;
-        Self::parse(&text, &path.display().to_string())
-    }
-
-    /// The executable name for `role`, or an error naming the missing role.
-    pub fn executable(&self, role: &str) -> Result<&str, AdapterError> {
-        self.executables
-            .get(role)
-            .map(String::as_str)
-            .ok_or_else(|| AdapterError::Config {
-                origin: self.tool.clone(),
-                message: format!("no executable for role `{role}`"),
-            })
-    }
-
-    /// The default value of a numeric option, or an error naming the missing option.
-    pub fn default_u64(&self, key: &str) -> Result<u64, AdapterError> {
-        self.defaults
-            .get(key)
-            .copied()
-            .ok_or_else(|| AdapterError::Config {
-                origin: self.tool.clone(),
-                message: format!("no default for option `{key}`"),
-            })
-    }
-}
-
 /// Where `scripts/install-tools.sh` installs by default.
 pub const DEFAULT_TOOLS_DIR: &str = "/opt/baton-tools";
 
@@ -215,7 +116,8 @@ pub fn find_executable(name: &str) -> Option<PathBuf> {
     dirs.into_iter().map(|d| d.join(name)).find(|p| is_executable(p))
 }
 
-fn is_executable(path: &Path) -> bool {
+/// Whether `path` is an executable file.
+pub fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -227,73 +129,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_configs_parse() -> Result<(), AdapterError> {
-        let cbmc = Tool::Cbmc.builtin_config()?;
-        assert_eq!(cbmc.executable("verifier")?, "cbmc");
-        assert_eq!(cbmc.executable("compiler")?, "goto-cc");
-        assert_eq!(cbmc.default_u64("unwind")?, 10);
-        let afl = Tool::Afl.builtin_config()?;
-        assert_eq!(afl.executable("fuzzer")?, "afl-fuzz");
-        assert_eq!(afl.env.get("AFL_NO_UI").map(String::as_str), Some("1"));
-        let klee = Tool::Klee.builtin_config()?;
-        assert_eq!(klee.version_command, vec!["klee", "--version"]);
-        assert!(klee.executable("nonexistent").is_err());
-        Ok(())
-    }
-
-    #[test]
-    fn config_errors_name_the_problem() {
-        let err = ToolConfig::parse("tool: x\nexecutables: {}\nversion_command: []\n", "t.yaml");
-        assert!(
-            matches!(err, Err(AdapterError::Config { ref message, .. }) if message.contains("version_command"))
-        );
-        let err = ToolConfig::parse("tool: x\nbogus: 1\n", "t.yaml");
-        assert!(matches!(err, Err(AdapterError::Config { ref origin, .. }) if origin == "t.yaml"));
-    }
-
-    #[test]
     fn command_line_argv() {
         let c = CommandLine::new("cbmc").arg("--version");
         assert_eq!(c.argv_lossy(), vec!["cbmc", "--version"]);
         assert_eq!(c.to_command().get_args().count(), 1);
     }
-}
-
-/// What `baton tools` reports about one external tool.
-#[derive(Debug, Clone)]
-pub struct ToolStatus {
-    pub tool: String,
-    /// Each executable the adapter needs, with where it was found.
-    pub executables: Vec<(String, Option<PathBuf>)>,
-    /// The first line the version command printed, if the tool could be run.
-    pub version: Option<String>,
-}
-
-/// Looks up every adapter's executables and asks the tool for its version.
-pub fn tool_status() -> Result<Vec<ToolStatus>, AdapterError> {
-    let mut out = Vec::new();
-    for tool in Tool::ALL {
-        let config = tool.builtin_config()?;
-        let executables: Vec<(String, Option<PathBuf>)> = config
-            .executables
-            .values()
-            .map(|name| (name.clone(), find_executable(name)))
-            .collect();
-        let version = config.version_command.split_first().and_then(|(exe, args)| {
-            let path = find_executable(exe)?;
-            let output = std::process::Command::new(path).args(args).output().ok()?;
-            let text = String::from_utf8_lossy(&output.stdout).into_owned()
-                + &String::from_utf8_lossy(&output.stderr);
-            text.lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .map(str::to_string)
-        });
-        out.push(ToolStatus {
-            tool: config.tool.clone(),
-            executables,
-            version,
-        });
-    }
-    Ok(out)
 }

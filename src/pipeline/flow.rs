@@ -13,7 +13,12 @@
 //!     tool: explicit
 //!     give_up: { cpu-time: 10s }
 //!     input: reduce
+//!   - parallel:                  # a portfolio: same input, run at once, first verdict wins
+//!       - { tool: cbmc, options: { unwind: 3 } }
+//!       - { tool: frama-c-eva }
 //! ```
+//!
+//! `trust: replayed-only` (flow level) turns a `false` Baton could not replay into `unknown`.
 
 use crate::cpa::monitor::GiveUp;
 use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
@@ -71,6 +76,17 @@ impl Budget {
     }
 }
 
+/// Which `false` verdicts a flow reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trust {
+    /// Every `false`: replayed where Baton can lower the program, marked unconfirmed otherwise.
+    #[default]
+    All,
+    /// Only a `false` whose counterexample Baton replayed; others become `unknown`.
+    ReplayedOnly,
+}
+
 /// One stage of a flow.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stage {
@@ -85,6 +101,10 @@ pub struct Stage {
     pub input: StageInput,
     /// Line of the stage in the flow file, for messages.
     pub line: usize,
+    /// Line of each option in the flow file, for messages.
+    pub option_lines: BTreeMap<String, usize>,
+    /// The parallel group the stage belongs to (consecutive stages with the same number).
+    pub group: Option<usize>,
 }
 
 /// A validated flow.
@@ -93,6 +113,7 @@ pub struct Flow {
     pub name: String,
     pub description: String,
     pub budget: Budget,
+    pub trust: Trust,
     pub stages: Vec<Stage>,
 }
 
@@ -104,6 +125,8 @@ struct FlowFile {
     description: String,
     #[serde(default)]
     budget: Option<BudgetFile>,
+    #[serde(default)]
+    trust: Trust,
     stages: Vec<StageFile>,
 }
 
@@ -121,7 +144,10 @@ struct BudgetFile {
 #[serde(deny_unknown_fields)]
 struct StageFile {
     name: Option<String>,
+    #[serde(default)]
     tool: String,
+    #[serde(default)]
+    parallel: Vec<StageFile>,
     #[serde(default)]
     options: BTreeMap<String, serde_norway::Value>,
     budget: Option<BudgetFile>,
@@ -224,78 +250,155 @@ impl Flow {
         let flow_budget = budget(&parsed.budget, flow_line)?;
         let mut stages = Vec::new();
         let mut search_from = line_of(text, "stages", 1).unwrap_or(1);
+        // Every stage with its id and parallel group; a group's members in place of the group.
+        let mut entries: Vec<(&StageFile, String, Option<usize>)> = Vec::new();
+        let mut group_from = search_from;
+        let mut groups = 0;
         for (i, s) in parsed.stages.iter().enumerate() {
-            let line = line_of(text, &format!("tool: {}", s.tool), search_from)
-                .or_else(|| line_of(text, "tool:", search_from))
-                .unwrap_or(search_from);
-            let stage_line = s
-                .name
-                .as_ref()
-                .and_then(|n| line_of(text, &format!("name: {n}"), search_from))
-                .filter(|&l| l <= line)
-                .unwrap_or(line);
-            search_from = line + 1;
-            let native = NATIVE_TOOLS.contains(&s.tool.as_str());
-            if !native && !known_tools.iter().any(|t| t == &s.tool) {
-                let mut all: Vec<String> = NATIVE_TOOLS.iter().map(|t| t.to_string()).collect();
-                all.extend(known_tools.iter().cloned());
+            if s.parallel.is_empty() {
+                entries.push((s, format!("{}", i + 1), None));
+                continue;
+            }
+            let line = line_of(text, "parallel", group_from).unwrap_or(group_from);
+            group_from = line + 1;
+            if !s.tool.is_empty() || s.budget.is_some() || !s.options.is_empty() || !s.give_up.is_empty() {
                 return Err(err(
                     line,
-                    format!("unknown tool `{}` (known: {})", s.tool, all.join(", ")),
+                    "a `parallel` group holds only `name` and its stages".into(),
                 ));
             }
-            if s.input == StageInput::Guide && !native {
-                return Err(err(
-                    line,
-                    format!(
-                        "tool `{}` cannot take a condition as a guide; use `input: reduce` or `identity`",
-                        s.tool
-                    ),
-                ));
+            if s.parallel.len() < 2 {
+                return Err(err(line, "a `parallel` group needs at least two stages".into()));
             }
-            let mut give_up = Vec::new();
-            for (k, v) in &s.give_up {
-                let value = scalar(v).unwrap_or_default();
-                let g: GiveUp = format!("{}={value}", k.replace('_', "-")).parse().map_err(
-                    |e: crate::cpa::monitor::GiveUpParseError| {
-                        err(line_of(text, k, stage_line).unwrap_or(stage_line), e.to_string())
-                    },
-                )?;
-                give_up.push(g);
+            if s.parallel.iter().any(|m| !m.parallel.is_empty()) {
+                return Err(err(line, "`parallel` groups cannot be nested".into()));
             }
-            if !give_up.is_empty() && !native {
-                return Err(err(
-                    line,
-                    format!("give_up applies to native analyses, not to `{}`", s.tool),
-                ));
+            groups += 1;
+            for (j, member) in s.parallel.iter().enumerate() {
+                entries.push((member, format!("{}.{}", i + 1, j + 1), Some(groups)));
             }
-            let mut options = BTreeMap::new();
-            for (k, v) in &s.options {
-                let value = scalar(v).ok_or_else(|| {
-                    err(
-                        line_of(text, k, stage_line).unwrap_or(stage_line),
-                        format!("option `{k}` must be a scalar"),
-                    )
-                })?;
-                options.insert(k.clone(), value);
+        }
+        for (s, id, group) in entries {
+            stages.push(parse_stage(
+                s,
+                id,
+                group,
+                text,
+                &mut search_from,
+                &err,
+                known_tools,
+                &budget,
+            )?);
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for st in &stages {
+            if !names.insert(st.name.as_str()) {
+                return Err(err(st.line, format!("two stages are named `{}`", st.name)));
             }
-            stages.push(Stage {
-                name: s.name.clone().unwrap_or_else(|| format!("{}-{}", i + 1, s.tool)),
-                tool: s.tool.clone(),
-                options,
-                budget: budget(&s.budget, stage_line)?,
-                give_up,
-                input: s.input,
-                line: stage_line,
-            });
         }
         Ok(Flow {
             name: parsed.flow,
             description: parsed.description,
             budget: flow_budget,
+            trust: parsed.trust,
             stages,
         })
     }
+}
+
+/// Reads a `budget:` map found at a line.
+type BudgetParser<'a> = dyn Fn(&Option<BudgetFile>, usize) -> Result<Budget, FlowError> + 'a;
+
+#[allow(clippy::too_many_arguments)]
+fn parse_stage(
+    s: &StageFile,
+    id: String,
+    group: Option<usize>,
+    text: &str,
+    search_from: &mut usize,
+    err: &dyn Fn(usize, String) -> FlowError,
+    known_tools: &[String],
+    budget: &BudgetParser<'_>,
+) -> Result<Stage, FlowError> {
+    let line = line_of(text, &format!("tool: {}", s.tool), *search_from)
+        .or_else(|| line_of(text, "tool:", *search_from))
+        .unwrap_or(*search_from);
+    let stage_line = s
+        .name
+        .as_ref()
+        .and_then(|n| line_of(text, &format!("name: {n}"), *search_from))
+        .filter(|&l| l <= line)
+        .unwrap_or(line);
+    *search_from = line + 1;
+    if s.tool.is_empty() {
+        return Err(err(
+            line,
+            "a stage needs `tool` (or is a `parallel` group)".into(),
+        ));
+    }
+    let native = NATIVE_TOOLS.contains(&s.tool.as_str());
+    if native && !s.options.is_empty() {
+        return Err(err(
+            line_of(text, "options", stage_line).unwrap_or(stage_line),
+            format!("`{}` takes give_up conditions, not options", s.tool),
+        ));
+    }
+    if !native && !known_tools.iter().any(|t| t == &s.tool) {
+        let mut all: Vec<String> = NATIVE_TOOLS.iter().map(|t| t.to_string()).collect();
+        all.extend(known_tools.iter().cloned());
+        return Err(err(
+            line,
+            format!("unknown tool `{}` (known: {})", s.tool, all.join(", ")),
+        ));
+    }
+    if s.input == StageInput::Guide && !native {
+        return Err(err(
+            line,
+            format!(
+                "tool `{}` cannot take a condition as a guide; use `input: reduce` or `identity`",
+                s.tool
+            ),
+        ));
+    }
+    let mut give_up = Vec::new();
+    for (k, v) in &s.give_up {
+        let value = scalar(v).unwrap_or_default();
+        let g: GiveUp = format!("{}={value}", k.replace('_', "-")).parse().map_err(
+            |e: crate::cpa::monitor::GiveUpParseError| {
+                err(line_of(text, k, stage_line).unwrap_or(stage_line), e.to_string())
+            },
+        )?;
+        give_up.push(g);
+    }
+    if !give_up.is_empty() && !native {
+        return Err(err(
+            line,
+            format!("give_up applies to native analyses, not to `{}`", s.tool),
+        ));
+    }
+    let mut options = BTreeMap::new();
+    let mut option_lines = BTreeMap::new();
+    for (k, v) in &s.options {
+        option_lines.insert(k.clone(), line_of(text, k, stage_line).unwrap_or(stage_line));
+        let value = scalar(v).ok_or_else(|| {
+            err(
+                line_of(text, k, stage_line).unwrap_or(stage_line),
+                format!("option `{k}` must be a scalar"),
+            )
+        })?;
+        options.insert(k.clone(), value);
+    }
+    Ok(Stage {
+        name: s.name.clone().unwrap_or_else(|| format!("{id}-{}", s.tool)),
+        tool: s.tool.clone(),
+        options,
+        budget: budget(&s.budget, stage_line)?,
+        give_up,
+        input: s.input,
+        line: stage_line,
+        option_lines,
+        group,
+    })
 }
 
 #[cfg(test)]
@@ -317,6 +420,29 @@ mod tests {
         );
         assert_eq!(flow.stages[2].input, StageInput::Guide);
         assert_eq!(flow.stages[1].line, 9);
+    }
+
+    #[test]
+    fn parallel_groups_and_trust() {
+        let text = "flow: p\ntrust: replayed-only\nstages:\n  - parallel:\n      - name: a\n        tool: cbmc\n      - name: b\n        tool: explicit\n  - name: c\n    tool: predicate\n";
+        let flow = Flow::parse(text, "p.yaml", &["cbmc".to_string()]).unwrap();
+        assert_eq!(flow.trust, Trust::ReplayedOnly);
+        let groups: Vec<Option<usize>> = flow.stages.iter().map(|s| s.group).collect();
+        assert_eq!(groups, vec![Some(1), Some(1), None]);
+        assert_eq!(flow.stages[1].line, 7);
+        let one = "flow: p\nstages:\n  - parallel:\n      - tool: explicit\n";
+        let e = Flow::parse(one, "p.yaml", &[]).unwrap_err().to_string();
+        assert_eq!(e, "p.yaml:3: a `parallel` group needs at least two stages");
+        let twice = text.replace("name: b", "name: a");
+        let e = Flow::parse(&twice, "p.yaml", &["cbmc".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("two stages are named `a`"), "{e}");
+        let native_options = "flow: p\nstages:\n  - tool: explicit\n    options: { x: 1 }\n";
+        let e = Flow::parse(native_options, "p.yaml", &[])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "p.yaml:4: `explicit` takes give_up conditions, not options");
     }
 
     #[test]

@@ -1,4 +1,7 @@
-//! Flows: stages run one after another under budgets, each handing on what it verified.
+//! Flows: stages run one after another (or in parallel groups) under budgets, each handing on
+//! what it verified.
 
 pub mod flow;
+pub mod parallel;
 pub mod runner;
+pub mod stage;
