@@ -3,12 +3,16 @@
 //!
 //! gcc runs in its own process group with `RLIMIT_AS` (memory), `RLIMIT_CPU`, `RLIMIT_FSIZE`
 //! (its output goes to a file, so this caps the output) and a wall-clock limit after which the
-//! whole group is killed; it dies with Baton (`PR_SET_PDEATHSIG`).
+//! whole group is killed. The limits are set by `sh`'s `ulimit` before it execs gcc, not in a
+//! `pre_exec` hook: that hook makes Rust fork instead of `posix_spawn`, and a fork runs libz3's
+//! fork handlers, which deadlock when another thread of the process is inside Z3 (seen in the
+//! multi-threaded shared-task tests). If Baton is killed, gcc's stdin closes and its CPU limit
+//! ends it.
 
 use super::{one_line, FrontendError};
 use crate::cfa::types::DataModel;
-use nix::sys::resource::{getrlimit, setrlimit, Resource};
-use nix::sys::signal::{killpg, SigSet, Signal};
+use nix::sys::resource::{getrlimit, Resource};
+use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -43,36 +47,25 @@ pub(crate) fn preprocess(name: &str, text: &str, model: DataModel) -> Result<Str
     let err_path = dir.path().join("gcc.stderr");
     let stderr = std::fs::File::create(&err_path)
         .map_err(|e| err(format!("cannot create {}: {e}", err_path.display())))?;
-    let mut command = Command::new("gcc");
+    // Limits only ever lower what Baton itself runs under (raising a hard limit is not allowed).
+    let (_, memory, _) = lowered(Resource::RLIMIT_AS, MEMORY_BYTES, MEMORY_BYTES);
+    let (_, cpu, _) = lowered(Resource::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS);
+    let (_, output, _) = lowered(Resource::RLIMIT_FSIZE, MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES);
+    let mut command = Command::new("sh");
     command
+        .arg("-c")
+        // `ulimit -v` counts KiB, `-f` blocks of 512 bytes (POSIX).
+        .arg(r#"ulimit -v "$1" && ulimit -t "$2" && ulimit -f "$3" && shift 3 && exec gcc "$@""#)
+        .arg("sh")
+        .arg((memory / 1024).to_string())
+        .arg(cpu.to_string())
+        .arg((output / 512).to_string())
         .args(["-E", "-x", "c", model.gcc_flag(), "-", "-o"])
         .arg(&out_path)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(stderr)
         .process_group(0);
-    // Limits only ever lower what Baton itself runs under (raising a hard limit is not allowed).
-    let limits = [
-        lowered(Resource::RLIMIT_AS, MEMORY_BYTES, MEMORY_BYTES),
-        lowered(Resource::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1),
-        lowered(Resource::RLIMIT_FSIZE, MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
-    ];
-    // SAFETY: the closure runs in the child between fork and exec and only makes the
-    // async-signal-safe system calls prctl(2), sigprocmask(2) and setrlimit(2) on values
-    // computed before.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // Baton's threads may block signals (see `exec::lifecycle`); gcc gets none blocked.
-            SigSet::empty().thread_set_mask()?;
-            for (resource, soft, hard) in limits {
-                setrlimit(resource, soft, hard)?;
-            }
-            Ok(())
-        });
-    }
     let mut child = command.spawn().map_err(|e| err(format!("cannot run gcc: {e}")))?;
     let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
     let input = format!("# 1 \"{escaped}\"\n{text}\n");
