@@ -117,19 +117,10 @@ fn run_bounded(
         cbmc::CbmcOutcome::Violation {
             nondet_values,
             property,
-        } => Outcome {
-            status: "false(unreach-call)".into(),
-            finding: Finding::Bug {
-                candidates: vec![nondet_values],
-                source: format!("cbmc: {property} fails"),
-            },
-            note: String::new(),
-        },
-        cbmc::CbmcOutcome::Safe => Outcome {
-            status: "true".into(),
-            finding: Finding::Proof,
-            note: format!("cbmc: safe, all loops fully unwound (unwind {unwind})"),
-        },
+        } => Outcome::bug(vec![nondet_values], format!("cbmc: {property} fails"), ""),
+        cbmc::CbmcOutcome::Safe => {
+            Outcome::proof(format!("cbmc: safe, all loops fully unwound (unwind {unwind})"))
+        }
         cbmc::CbmcOutcome::SafeWithinBound { unwind } => match task.cfa {
             Some(cfa) => {
                 let c = bounded::bounded_condition(cfa, unwind, bounded::DEFAULT_MAX_STATES);
@@ -226,14 +217,7 @@ fn run_afl(
     if candidates.is_empty() {
         return Ok(Outcome::nothing("unknown", notes.join("; ")));
     }
-    Ok(Outcome {
-        status: "false(unreach-call)".into(),
-        finding: Finding::Bug {
-            candidates,
-            source: "afl crash".into(),
-        },
-        note: notes.join("; "),
-    })
+    Ok(Outcome::bug(candidates, "afl crash", notes.join("; ")))
 }
 
 fn run_klee(
@@ -291,19 +275,8 @@ fn run_klee(
             klee::KleeOutcome::Violation {
                 nondet_values,
                 test_id,
-            } => Outcome {
-                status: "false(unreach-call)".into(),
-                finding: Finding::Bug {
-                    candidates: vec![nondet_values],
-                    source: format!("klee test {test_id}"),
-                },
-                note: String::new(),
-            },
-            klee::KleeOutcome::Safe => Outcome {
-                status: "true".into(),
-                finding: Finding::Proof,
-                note: "klee explored every path".into(),
-            },
+            } => Outcome::bug(vec![nondet_values], format!("klee test {test_id}"), ""),
+            klee::KleeOutcome::Safe => Outcome::proof("klee explored every path"),
             klee::KleeOutcome::Unknown(why) => Outcome::nothing("unknown", why),
         },
     )

@@ -251,6 +251,27 @@ impl Outcome {
             note: note.into(),
         }
     }
+
+    /// A proof: the stage verified the whole program it ran on.
+    pub fn proof(note: impl Into<String>) -> Outcome {
+        Outcome {
+            status: "true".into(),
+            finding: Finding::Proof,
+            note: note.into(),
+        }
+    }
+
+    /// A bug: candidate nondet values (replayed before anything is reported) and their source.
+    pub fn bug(candidates: Vec<Vec<i128>>, source: impl Into<String>, note: impl Into<String>) -> Outcome {
+        Outcome {
+            status: "false(unreach-call)".into(),
+            finding: Finding::Bug {
+                candidates,
+                source: source.into(),
+            },
+            note: note.into(),
+        }
+    }
 }
 
 /// Everything an adapter needs to run one stage.
@@ -431,19 +452,8 @@ pub fn interpret(adapter: &Adapter, report: &RunReport) -> Outcome {
         )
     };
     match rule.verdict {
-        RuleVerdict::True => Outcome {
-            status: "true".into(),
-            finding: Finding::Proof,
-            note: why("the error is unreachable"),
-        },
-        RuleVerdict::False => Outcome {
-            status: "false(unreach-call)".into(),
-            finding: Finding::Bug {
-                candidates: Vec::new(),
-                source: name.to_string(),
-            },
-            note: why("the error is reachable"),
-        },
+        RuleVerdict::True => Outcome::proof(why("the error is unreachable")),
+        RuleVerdict::False => Outcome::bug(Vec::new(), name, why("the error is reachable")),
         RuleVerdict::Unknown => Outcome::nothing("unknown", why("no verdict")),
         RuleVerdict::Error => Outcome::nothing(
             format!(

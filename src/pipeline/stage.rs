@@ -421,25 +421,14 @@ fn run_native(
         .unwrap_or("")
         .to_string();
     Ok(match crate::bench::report::parse_verdict(verdict) {
-        Verdict::True => Outcome {
-            status: "true".into(),
-            finding: Finding::Proof,
-            note: reason,
-        },
+        Verdict::True => Outcome::proof(reason),
         Verdict::False => {
             let values: Vec<i128> = json
                 .pointer("/counterexample/inputs")
                 .and_then(|v| v.as_array())
                 .map(|a| a.iter().filter_map(|x| x.as_str()?.parse().ok()).collect())
                 .unwrap_or_default();
-            Outcome {
-                status: "false(unreach-call)".into(),
-                finding: Finding::Bug {
-                    candidates: vec![values],
-                    source: "counterexample".into(),
-                },
-                note: String::new(),
-            }
+            Outcome::bug(vec![values], "counterexample", "")
         }
         Verdict::Unknown => Outcome {
             status: "unknown".into(),
