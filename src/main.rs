@@ -121,8 +121,9 @@ struct RunArgs {
 struct SemanticsArgs {
     /// What signed overflow means: undefined (paths through it, like those through any
     /// undefined behaviour, are excluded, as sv-benchmarks assumes) or wrap (gcc -fwrapv).
-    #[arg(long, value_name = "undefined|wrap", default_value = "undefined")]
-    signed_overflow: SignedOverflow,
+    /// Default: undefined (for `run`: the flow file's `signed-overflow`, else undefined).
+    #[arg(long, value_name = "undefined|wrap")]
+    signed_overflow: Option<SignedOverflow>,
 }
 
 /// Where user tool adapters are (besides the built-in ones and `BATON_ADAPTERS`).
@@ -343,7 +344,7 @@ fn load_input(args: &InputArgs) -> Result<(Task, Program), Failure> {
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {
     let (task, mut program) = load_input(&args.input)?;
-    program.signed_overflow = args.semantics.signed_overflow;
+    program.signed_overflow = args.semantics.signed_overflow.unwrap_or_default();
     let guide_condition = if args.condition_in.is_empty() {
         None
     } else {
@@ -665,7 +666,11 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,
-        signed_overflow: a.semantics.signed_overflow,
+        signed_overflow: a
+            .semantics
+            .signed_overflow
+            .or(flow.signed_overflow)
+            .unwrap_or_default(),
     };
     let report =
         runner::run_flow(&flow, &registry, &a.input, a.data_model, &options).map_err(|e| Failure {
@@ -688,8 +693,10 @@ fn tools(a: ToolsArgs) -> Result<(), Failure> {
     use baton::adapters::registry::{tool_status, Registry};
     let registry = Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
     for status in tool_status(&registry) {
+        let found = status.executables.iter().all(|(_, f)| f.is_ok());
         let version = match (&status.version, &status.not_installable) {
             (Some(v), _) => v.clone(),
+            (None, _) if found => "found (version unknown)".to_string(),
             (None, Some(_)) => "not installable here".to_string(),
             (None, None) => "not found".to_string(),
         };
@@ -767,7 +774,7 @@ fn run_command(cli: Cli) -> ExitCode {
             inputs,
             max_steps,
             trace,
-            semantics.signed_overflow,
+            semantics.signed_overflow.unwrap_or_default(),
         ),
         Command::Verify(args) => verify(args),
         Command::Reduce(args) => reduce(args),

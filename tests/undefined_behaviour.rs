@@ -292,6 +292,29 @@ fn cli_exec_verify_and_run_say_what_they_assume() {
     assert_eq!(v["signed_overflow"], "wrap");
     let (_, out, _) = baton(&["run", flow, grow]);
     assert!(out.contains("assumed: paths with undefined behaviour"), "{out}");
+
+    // The flow file can say it too (so `bench` runs wrap-around flows); the command line wins.
+    let native = std::fs::read_to_string(flow).expect("configs/native.yaml");
+    let wrap_flow = dir.path().join("native-wrap.yaml");
+    std::fs::write(&wrap_flow, format!("signed-overflow: wrap\n{native}")).expect("write");
+    let wrap_flow = wrap_flow.to_str().expect("utf-8 path");
+    let (code, out, err) = baton(&["run", wrap_flow, grow, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["verdict"], "false(unreach-call)", "{v}");
+    assert_eq!(v["signed_overflow"], "wrap");
+    let (code, out, err) = baton(&["run", wrap_flow, grow, "--json", "--signed-overflow", "undefined"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["verdict"], "true");
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        format!("signed-overflow: trap\n{native}"),
+    )
+    .expect("write");
+    let bad = dir.path().join("bad.yaml");
+    let (code, _, err) = baton(&["run", bad.to_str().expect("utf-8 path"), grow]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.yaml") && err.contains("trap"), "{err}");
 }
 
 /// CBMC wraps signed overflow and finds GROW's overflow "bug"; its replay on Baton's

@@ -349,3 +349,44 @@ fn a_condition_file_the_tool_writes_is_read_back() {
     assert_eq!(r["stages"][1]["input"], "residual", "{r}");
     assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
 }
+
+/// Processes whose command line mentions `needle` (the fake verifier's directory).
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+/// A tool that hangs when asked for its version does not hang `baton tools`: the query is
+/// stopped, the version is reported as unknown, and no process of it is left.
+#[test]
+fn tools_survives_a_version_command_that_hangs() {
+    let adapters = adapter_dir();
+    write(
+        adapters.path(),
+        "hangver.yaml",
+        &FAKE_YAML
+            .replace("tool: fakever", "tool: hangver")
+            .replace("--mode, version, /dev/null", "--mode, hang, \"{verifier}\""),
+    );
+    let dir = adapters.path().display().to_string();
+    let out = baton(&["tools", "--adapters", &dir]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("hangver"))
+        .unwrap_or_else(|| panic!("hangver listed:\n{text}"));
+    assert!(line.contains("version unknown"), "{line}");
+    assert!(
+        processes_mentioning(&dir).is_empty(),
+        "a version query outlived `baton tools`"
+    );
+}

@@ -199,14 +199,20 @@ impl Adapter {
             .map(|a| super::spec::substitute(a, &|p| exes.get(p).map(|x| x.display().to_string())))
             .collect::<Result<_, _>>()
             .ok()?;
-        let (exe, args) = argv.split_first()?;
-        let output = std::process::Command::new(exe)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        let text =
-            String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+        // Through the exec layer: a tool that hangs on `--version` (or floods its output) is
+        // stopped after a few seconds and leaves no process behind.
+        let limits = crate::exec::Limits {
+            wall_time: Some(VERSION_QUERY_TIME),
+            cpu_time: Some(VERSION_QUERY_TIME),
+            grace: std::time::Duration::from_millis(200),
+            output_cap: VERSION_OUTPUT_CAP,
+            ..Default::default()
+        };
+        let report = crate::exec::run(&crate::exec::ToolCommand::new(argv), &limits).ok()?;
+        if report.limit_hit.is_some() {
+            return None;
+        }
+        let text = report.stdout_text().ok()? + &report.stderr_text().ok()?;
         // Terminal colour codes (afl-fuzz prints them even into a pipe).
         let text = regex::Regex::new(r"\x1b\[[0-9;]*m")
             .expect("fixed regex")
@@ -229,6 +235,11 @@ impl Adapter {
         }
     }
 }
+
+/// How long a tool may take to print its version before `baton tools` gives up on it.
+const VERSION_QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+/// Bytes of a version query's output kept (the version is in the first lines).
+const VERSION_OUTPUT_CAP: u64 = 64 * 1024;
 
 /// What `baton tools` reports about one adapter.
 #[derive(Debug, Clone)]

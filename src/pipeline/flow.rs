@@ -19,7 +19,10 @@
 //! ```
 //!
 //! `trust: replayed-only` (flow level) turns a `false` Baton could not replay into `unknown`.
+//! `signed-overflow: wrap` (flow level) makes the flow's analyses and replays wrap signed
+//! overflow as gcc's `-fwrapv` does; `--signed-overflow` on the command line overrides it.
 
+use crate::cfa::semantics::SignedOverflow;
 use crate::cpa::monitor::GiveUp;
 use crate::input_file::{read_text, yaml_too_deep, MAX_DEFINITION_BYTES, MAX_YAML_DEPTH};
 use crate::units::{parse_duration, parse_size};
@@ -114,6 +117,9 @@ pub struct Flow {
     pub description: String,
     pub budget: Budget,
     pub trust: Trust,
+    /// What signed overflow means for this flow's analyses and replays (`signed-overflow:`);
+    /// `None` leaves it to the command line (default: undefined).
+    pub signed_overflow: Option<SignedOverflow>,
     pub stages: Vec<Stage>,
 }
 
@@ -127,6 +133,8 @@ struct FlowFile {
     budget: Option<BudgetFile>,
     #[serde(default)]
     trust: Trust,
+    #[serde(default, rename = "signed-overflow", alias = "signed_overflow")]
+    signed_overflow: Option<SignedOverflow>,
     stages: Vec<StageFile>,
 }
 
@@ -301,6 +309,7 @@ impl Flow {
             description: parsed.description,
             budget: flow_budget,
             trust: parsed.trust,
+            signed_overflow: parsed.signed_overflow,
             stages,
         })
     }
@@ -427,6 +436,7 @@ mod tests {
         let text = "flow: p\ntrust: replayed-only\nstages:\n  - parallel:\n      - name: a\n        tool: cbmc\n      - name: b\n        tool: explicit\n  - name: c\n    tool: predicate\n";
         let flow = Flow::parse(text, "p.yaml", &["cbmc".to_string()]).unwrap();
         assert_eq!(flow.trust, Trust::ReplayedOnly);
+        assert_eq!(flow.signed_overflow, None);
         let groups: Vec<Option<usize>> = flow.stages.iter().map(|s| s.group).collect();
         assert_eq!(groups, vec![Some(1), Some(1), None]);
         assert_eq!(flow.stages[1].line, 7);
