@@ -6,7 +6,10 @@
 //! were verified. Unsafe leaves go to the non-accepting sink `__FALSE` (the assumption `false`
 //! of seed 000: not verified). Every other unsafe node becomes one automaton state whose
 //! transitions follow the ARG's edges; a covered node stands for the node covering it, and a
-//! callee's exit stands for the return site (returns are silent for conditions).
+//! callee's exit stands for the return site (returns are silent for conditions). An edge the
+//! analysis found infeasible from a node (the node's expansion ran to its end and gave no
+//! successor for the edge) leads into `__TRUE`: no execution takes it. A node whose expansion
+//! stopped early (at a target) has no transition for the edges it did not compute.
 //!
 //! The construction is linear in the ARG (arrays indexed by node, no maps) because it runs
 //! after a give-up, inside the analysis' budget. With a deadline it is an *anytime*
@@ -82,6 +85,18 @@ pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<C
                 }
             };
             out.push((to, edge));
+        }
+        // A step of a fully expanded node without a child is infeasible: no execution takes
+        // it, so every path through it is verified.
+        let node = arg.node(n);
+        if node.status == NodeStatus::Expanded && node.fully_expanded {
+            for step in node.control.steps(program) {
+                if let Step::Edge(edge) = step {
+                    if !node.children.iter().any(|&(s, _)| s == step) {
+                        out.push((builder.accepting, edge));
+                    }
+                }
+            }
         }
         builder.add_transitions(from, &mut out);
     }
@@ -263,6 +278,8 @@ mod tests {
             parent,
             children: Children::new(),
             status,
+            // The chain's edges are not its location's (N0's): no edge counts as infeasible.
+            fully_expanded: false,
         };
         let mut arg = Arg {
             nodes: vec![node(None, NodeStatus::Expanded)],
@@ -339,5 +356,50 @@ mod tests {
         assert!(short.automaton.check_well_formed().is_ok());
         // The first states are built before the clock is read: the safe branch is kept.
         assert!(short.automaton.covers(&[EdgeId(1)]));
+    }
+
+    /// A node at the fixture's branch N2 (edges E2 and E3) with a frontier child through E2
+    /// only: E3 gave no successor.
+    fn branch_with_one_child(fully_expanded: bool) -> Arg<()> {
+        let control = ControlState {
+            location: crate::cfa::LocId(2),
+            call_stack: Default::default(),
+        };
+        let node = |parent, status, fully_expanded| ArgNode {
+            control: control.clone(),
+            state: (),
+            monitors: Vec::new(),
+            guide: None,
+            parent,
+            children: Children::new(),
+            status,
+            fully_expanded,
+        };
+        let mut root = node(None, NodeStatus::Expanded, fully_expanded);
+        root.children.push((Step::Edge(EdgeId(2)), NodeId(1)));
+        let child = node(
+            Some((NodeId(0), Step::Edge(EdgeId(2)))),
+            NodeStatus::Waiting,
+            false,
+        );
+        Arg {
+            nodes: vec![root, child],
+        }
+    }
+
+    #[test]
+    fn an_edge_without_successor_of_a_fully_expanded_node_is_verified() {
+        let program = fixtures::program();
+        let c = condition_from_arg(&branch_with_one_child(true), &program, None);
+        assert!(c.automaton.covers(&[EdgeId(3)]));
+        assert!(!c.automaton.covers(&[EdgeId(2)]));
+    }
+
+    #[test]
+    fn an_edge_not_computed_by_a_cut_off_expansion_is_not_verified() {
+        let program = fixtures::program();
+        let c = condition_from_arg(&branch_with_one_child(false), &program, None);
+        assert!(!c.automaton.covers(&[EdgeId(3)]));
+        assert!(!c.automaton.covers(&[EdgeId(2)]));
     }
 }

@@ -20,6 +20,7 @@ pub mod cpachecker;
 pub mod from_arg;
 pub mod graphml;
 pub mod map_back;
+pub mod minimise;
 
 use crate::cfa::{EdgeId, Operation, Program};
 use serde::{Deserialize, Serialize};

@@ -57,6 +57,10 @@ pub struct ArgNode<S> {
     pub parent: Option<(NodeId, Step)>,
     pub children: Children,
     pub status: NodeStatus,
+    /// True once the successors of every step were computed. A step without a child is then
+    /// infeasible (its successor is bottom); while false (the expansion stopped at a target),
+    /// a missing child means "not computed".
+    pub fully_expanded: bool,
 }
 
 /// The graph of all nodes; the root is node 0.

@@ -122,6 +122,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             parent: None,
             children: Children::new(),
             status: NodeStatus::Waiting,
+            fully_expanded: false,
         };
         let mut engine = Engine {
             program,
@@ -320,6 +321,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             };
             self.stats.expanded += 1;
             self.arg.nodes[id.index()].status = NodeStatus::Expanded;
+            self.arg.nodes[id.index()].fully_expanded = false;
             let control = self.arg.nodes[id.index()].control.clone();
             let mut new_nodes = Vec::new();
             for step in control.steps(self.program) {
@@ -329,6 +331,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
                     return RunOutcome::Target(target);
                 }
             }
+            self.arg.nodes[id.index()].fully_expanded = true;
             self.queue(new_nodes);
             self.stats.max_waitlist = self.stats.max_waitlist.max(self.waitlist.len());
         }
@@ -422,6 +425,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
                 parent: Some((id, step)),
                 children: Children::new(),
                 status: NodeStatus::Waiting,
+                fully_expanded: false,
             };
             let child = self.push_node(node);
             self.arg.nodes[id.index()].children.push((step, child));
@@ -467,6 +471,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             parent: Some((id, step)),
             children: Children::new(),
             status: NodeStatus::Cut(reason),
+            fully_expanded: false,
         };
         let child = self.push_node(node);
         self.arg.nodes[id.index()].children.push((step, child));

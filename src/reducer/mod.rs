@@ -1,6 +1,7 @@
 //! Reducers: condition × program → residual program (seed 001 §2.2).
 //!
-//! [`reduce`] is Algorithm 1 REDUCER: it explores pairs (control state, automaton state) from
+//! [`reduce`] is Algorithm 1 REDUCER on the minimised condition
+//! ([`crate::condition::minimise`]): it explores pairs (control state, automaton state) from
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
 //! transition matches. Calls are inlined on the way (Baton rejects recursion, so the call stack
@@ -20,6 +21,7 @@ pub mod align;
 
 use crate::cfa::expr::Expr;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
+use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
 use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
@@ -42,7 +44,8 @@ pub struct Origin {
     pub location: LocId,
     /// The original call edges active there, outermost first.
     pub call_stack: Vec<EdgeId>,
-    /// The automaton states some run is in; empty for the residual state `q_r`.
+    /// The states of the minimised condition ([`crate::condition::minimise`]) some run is in;
+    /// empty for the residual state `q_r`.
     pub automaton_states: BTreeSet<StateId>,
 }
 
@@ -99,7 +102,10 @@ pub fn reduce(
     max_locations: usize,
 ) -> Result<Residual, ReduceError> {
     condition.validate(program)?;
-    let runner = ConditionRunner::new(condition);
+    // Only what the condition says matters, not how it is written: fewer automaton states,
+    // fewer product nodes; dead states become the residual state `q_r`.
+    let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
+    let runner = ConditionRunner::new(&condition);
     let mut builder = ResidualBuilder::new(program);
     let initial = runner.initial();
     if runner.accepts(&initial) {

@@ -1,0 +1,305 @@
+//! Minimising a condition automaton: the same covered paths (Def. 2.2) with fewer states.
+//!
+//! The reducer's product has one node per (control state, set of automaton states), so every
+//! automaton state the condition does not need becomes copies of program code. [`minimise`]
+//! keeps what the condition says and drops how it was written down:
+//!
+//! * transitions that can never be part of a covering run go: those with an assumption other
+//!   than `true`, with no edge, out of accepting states (a path is covered once it reaches one)
+//!   or into states from which no accepting state can be reached (*dead* states: the condition
+//!   has nothing left to say there, so the reducer falls back to the original code, `q_r`);
+//! * states that cover the same continuations are merged: the coarsest bisimulation, found by
+//!   partition refinement (all accepting states in one block, blocks split by the edges and
+//!   target blocks of their transitions until nothing splits). Bisimilar states have the same
+//!   covered continuations, so the quotient covers exactly the paths the input covers, also for
+//!   nondeterministic automata.
+//!
+//! Refinement rounds can be as many as states; when the work passes the caller's budget the
+//! merging is left out (the result of the first bullet alone is returned, also exact).
+
+use super::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use crate::cfa::EdgeId;
+use std::collections::{BTreeSet, HashMap};
+
+/// Default bound on the work of the refinement: transition edges visited over all rounds.
+pub const DEFAULT_REFINEMENT_WORK: usize = 50_000_000;
+
+/// A state's outgoing behaviour: its (edge, target) pairs, sorted, without repeats.
+type Moves = Vec<(EdgeId, u32)>;
+
+/// The condition covering the same paths as `condition` with dead states and unusable
+/// transitions removed and bisimilar states merged (see the module documentation). Merging is
+/// left out when it would visit more than `max_work` transition edges.
+pub fn minimise(condition: &ConditionAutomaton, max_work: usize) -> ConditionAutomaton {
+    let hash = &condition.program_hash;
+    if condition.is_trivial_full() {
+        return ConditionAutomaton::fully_verified(hash);
+    }
+    let n = condition.states.len();
+    let accepting: Vec<bool> = (0..n).map(|i| condition.states[i].accepting).collect();
+    // Transitions a covering run can use, per source state.
+    let mut moves: Vec<Moves> = vec![Vec::new(); n];
+    for t in &condition.transitions {
+        let usable = t.assumption == Assumption::True && t.from.index() < n && t.to.index() < n;
+        if usable && !accepting[t.from.index()] {
+            moves[t.from.index()].extend(t.edges.iter().map(|&e| (e, t.to.0)));
+        }
+    }
+    let live = live_states(condition.initial, &moves, &accepting);
+    if !live[condition.initial.index()] {
+        return ConditionAutomaton::nothing_verified(hash);
+    }
+    for (q, m) in moves.iter_mut().enumerate() {
+        if live[q] {
+            m.retain(|&(_, to)| live[to as usize]);
+            m.sort_unstable();
+            m.dedup();
+        } else {
+            m.clear();
+        }
+    }
+    let block = refine(&moves, &accepting, &live, max_work).unwrap_or_else(|| {
+        let mut next = 0;
+        (0..n)
+            .map(|q| {
+                let b = next;
+                next += u32::from(live[q]);
+                b
+            })
+            .collect()
+    });
+    quotient(condition, &moves, &live, &block)
+}
+
+/// Per state: reachable from `initial` and some accepting state is reachable from it.
+fn live_states(initial: StateId, moves: &[Moves], accepting: &[bool]) -> Vec<bool> {
+    let n = moves.len();
+    let mut reachable = vec![false; n];
+    let mut stack = vec![initial.index()];
+    reachable[initial.index()] = true;
+    let mut predecessors: Vec<Vec<u32>> = vec![Vec::new(); n];
+    while let Some(q) = stack.pop() {
+        for &(_, to) in &moves[q] {
+            predecessors[to as usize].push(q as u32);
+            if !reachable[to as usize] {
+                reachable[to as usize] = true;
+                stack.push(to as usize);
+            }
+        }
+    }
+    let mut live = vec![false; n];
+    let mut stack: Vec<usize> = (0..n).filter(|&q| reachable[q] && accepting[q]).collect();
+    for &q in &stack {
+        live[q] = true;
+    }
+    while let Some(q) = stack.pop() {
+        for &p in &predecessors[q] {
+            if !live[p as usize] {
+                live[p as usize] = true;
+                stack.push(p as usize);
+            }
+        }
+    }
+    live
+}
+
+/// The coarsest bisimulation of the live states as a block number per state (dense from 0 for
+/// live states), or `None` when the work passes `max_work`.
+fn refine(moves: &[Moves], accepting: &[bool], live: &[bool], max_work: usize) -> Option<Vec<u32>> {
+    let n = moves.len();
+    let mut block: Vec<u32> = (0..n).map(|q| u32::from(!accepting[q])).collect();
+    let mut count = (0..n)
+        .filter(|&q| live[q])
+        .map(|q| block[q])
+        .collect::<BTreeSet<_>>()
+        .len();
+    let mut work = 0usize;
+    loop {
+        let mut ids: HashMap<(u32, Moves), u32> = HashMap::new();
+        let mut next = vec![0u32; n];
+        for q in (0..n).filter(|&q| live[q]) {
+            work += moves[q].len() + 1;
+            if work > max_work {
+                return None;
+            }
+            let mut signature: Moves = moves[q].iter().map(|&(e, to)| (e, block[to as usize])).collect();
+            signature.sort_unstable();
+            signature.dedup();
+            let fresh = ids.len() as u32;
+            next[q] = *ids.entry((block[q], signature)).or_insert(fresh);
+        }
+        block = next;
+        if ids.len() == count {
+            return Some(block);
+        }
+        count = ids.len();
+    }
+}
+
+/// The automaton of the blocks: one state per block (named after its first state), the moves
+/// of its first state with targets replaced by blocks, grouped by target.
+fn quotient(
+    condition: &ConditionAutomaton,
+    moves: &[Moves],
+    live: &[bool],
+    block: &[u32],
+) -> ConditionAutomaton {
+    let n = moves.len();
+    let mut first: Vec<Option<usize>> = Vec::new();
+    for q in (0..n).filter(|&q| live[q]) {
+        let b = block[q] as usize;
+        if first.len() <= b {
+            first.resize(b + 1, None);
+        }
+        first[b].get_or_insert(q);
+    }
+    let states: Vec<ConditionState> = first
+        .iter()
+        .map(|q| condition.states[q.unwrap_or_default()].clone())
+        .collect();
+    let mut transitions = Vec::new();
+    for (b, q) in first.iter().enumerate() {
+        let Some(q) = *q else { continue };
+        let mut by_target: Vec<(u32, EdgeId)> =
+            moves[q].iter().map(|&(e, to)| (block[to as usize], e)).collect();
+        by_target.sort_unstable();
+        for group in by_target.chunk_by(|a, b| a.0 == b.0) {
+            transitions.push(Transition {
+                from: StateId(b as u32),
+                edges: group.iter().map(|&(_, e)| e).collect(),
+                assumption: Assumption::True,
+                to: StateId(group[0].0),
+            });
+        }
+    }
+    ConditionAutomaton {
+        program_hash: condition.program_hash.clone(),
+        states,
+        initial: StateId(block[condition.initial.index()]),
+        transitions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(name: &str, accepting: bool) -> ConditionState {
+        ConditionState {
+            name: name.into(),
+            accepting,
+        }
+    }
+
+    fn go(from: u32, edges: &[u32], to: u32) -> Transition {
+        Transition {
+            from: StateId(from),
+            edges: edges.iter().map(|&e| EdgeId(e)).collect(),
+            assumption: Assumption::True,
+            to: StateId(to),
+        }
+    }
+
+    /// Every edge sequence over `alphabet` up to length `len`.
+    fn paths(alphabet: &[u32], len: usize) -> Vec<Vec<EdgeId>> {
+        let mut all = vec![Vec::new()];
+        let mut layer = vec![Vec::new()];
+        for _ in 0..len {
+            let mut next = Vec::new();
+            for p in &layer {
+                for &e in alphabet {
+                    let mut q: Vec<EdgeId> = p.clone();
+                    q.push(EdgeId(e));
+                    next.push(q);
+                }
+            }
+            all.extend(next.iter().cloned());
+            layer = next;
+        }
+        all
+    }
+
+    /// Two loop unrollings that behave the same (each: E1 verified, E2 on), a dead chain and a
+    /// `false` transition: minimised to one looping state and the accepting sink.
+    fn unrolled() -> ConditionAutomaton {
+        ConditionAutomaton {
+            program_hash: "h".into(),
+            states: vec![
+                state("T1", true),
+                state("A", false),
+                state("B", false),
+                state("T2", true),
+                state("D1", false),
+                state("D2", false),
+            ],
+            initial: StateId(1),
+            transitions: vec![
+                go(1, &[1], 0),
+                go(1, &[2], 2),
+                go(2, &[1], 3),
+                go(2, &[2], 1),
+                go(1, &[3], 4),
+                go(4, &[3], 5),
+                Transition {
+                    assumption: Assumption::False,
+                    ..go(2, &[4], 0)
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn equivalent_states_merge_and_dead_states_go() {
+        let c = unrolled();
+        let m = minimise(&c, DEFAULT_REFINEMENT_WORK);
+        assert!(m.check_well_formed().is_ok());
+        assert_eq!(m.states.len(), 2, "{m:?}");
+        for p in paths(&[1, 2, 3, 4], 5) {
+            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
+        }
+    }
+
+    #[test]
+    fn without_budget_only_dead_states_go() {
+        let c = unrolled();
+        let m = minimise(&c, 0);
+        assert_eq!(m.states.len(), 4, "{m:?}");
+        for p in paths(&[1, 2, 3, 4], 5) {
+            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
+        }
+    }
+
+    #[test]
+    fn conditions_without_reachable_acceptance_say_nothing() {
+        let mut c = unrolled();
+        c.transitions.retain(|t| t.to != StateId(0) && t.to != StateId(3));
+        assert!(minimise(&c, DEFAULT_REFINEMENT_WORK).is_trivial_empty());
+        assert!(minimise(&ConditionAutomaton::fully_verified("h"), 0).is_trivial_full());
+    }
+
+    #[test]
+    fn nondeterministic_choices_keep_their_covered_paths() {
+        // From A, E1 goes to B (then E2 verified) or to C (then E3 verified).
+        let c = ConditionAutomaton {
+            program_hash: "h".into(),
+            states: vec![
+                state("T", true),
+                state("A", false),
+                state("B", false),
+                state("C", false),
+            ],
+            initial: StateId(1),
+            transitions: vec![
+                go(1, &[1], 2),
+                go(1, &[1], 3),
+                go(2, &[2], 0),
+                go(3, &[3], 0),
+                go(3, &[1], 1),
+            ],
+        };
+        let m = minimise(&c, DEFAULT_REFINEMENT_WORK);
+        for p in paths(&[1, 2, 3], 6) {
+            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
+        }
+    }
+}

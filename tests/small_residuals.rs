@@ -1,0 +1,140 @@
+//! Small residual programs: conditions from the ARG verify infeasible edges, and the reducer
+//! works on the minimised condition (bisimilar states merged, dead states fall back to the
+//! original code).
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::cfa::types::DataModel;
+use baton::cfa::{EdgeId, LocationKind, Operation, Program};
+use baton::condition::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use baton::cpa::engine::SearchOrder;
+use baton::cpa::monitor::GiveUp;
+use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
+use std::collections::BTreeSet;
+
+const PROGRAM: &str = "extern void __assert_fail(const char *, const char *, unsigned int, const char *);\n\
+void reach_error() { __assert_fail(\"0\", \"t.c\", 3, \"reach_error\"); }\n\
+extern int __VERIFIER_nondet_int(void);\n\
+int main(void) {\n\
+  int i;\n\
+  int s = 0;\n\
+  for (i = 0; i < 20; i++) { s += 2; }\n\
+  while (__VERIFIER_nondet_int()) { s++; }\n\
+  if (s == 45) reach_error();\n\
+  return 0;\n\
+}\n";
+
+fn program() -> Program {
+    baton::frontend::load_source("loops.c", PROGRAM, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The edges from `main`'s entry to the first branch (the head of the `for` loop), then the
+/// branch's `false` side: leaving the loop before its first iteration, which no execution does.
+fn early_loop_exit(program: &Program) -> Vec<EdgeId> {
+    let mut path = Vec::new();
+    let mut at = program.main().entry;
+    loop {
+        match program.out_edges(at) {
+            &[e] => {
+                path.push(e);
+                at = program.edge(e).to;
+            }
+            edges => {
+                let exit = edges
+                    .iter()
+                    .copied()
+                    .find(|&e| matches!(program.edge(e).op, Operation::Assume { branch: false, .. }));
+                path.push(exit.unwrap_or_else(|| panic!("no loop exit at {at}")));
+                return path;
+            }
+        }
+    }
+}
+
+#[test]
+fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
+    let program = program();
+    let options = AnalysisOptions {
+        give_up: vec![GiveUp::ReachedStates(60)],
+        order: SearchOrder::Dfs,
+    };
+    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options, None);
+    assert!(!outcome.condition.is_trivial_full(), "{}", outcome.reason);
+    let exit = early_loop_exit(&program);
+    assert!(
+        outcome.condition.covers(&exit),
+        "the loop exit with i = 0 is infeasible, hence verified:\n{}",
+        outcome.condition.render(&program)
+    );
+    // One iteration less than the path into the loop body: the body itself is not verified.
+    let mut body = exit.clone();
+    if let Some(last) = body.last_mut() {
+        let head = program.edge(*last).from;
+        *last = program
+            .out_edges(head)
+            .iter()
+            .copied()
+            .find(|&e| e != *last)
+            .unwrap_or(*last);
+    }
+    assert!(!outcome.condition.covers(&body));
+}
+
+fn state(name: &str, accepting: bool) -> ConditionState {
+    ConditionState {
+        name: name.into(),
+        accepting,
+    }
+}
+
+fn go(from: u32, edges: BTreeSet<EdgeId>, to: u32) -> Transition {
+    Transition {
+        from: StateId(from),
+        edges,
+        assumption: Assumption::True,
+        to: StateId(to),
+    }
+}
+
+/// A condition that verifies the paths into the error location: with `copies` states that
+/// take turns on every other edge (all of them behave the same).
+fn verified_error_paths(program: &Program, copies: u32, error_verified: bool) -> ConditionAutomaton {
+    let into_error: BTreeSet<EdgeId> = program
+        .edge_ids()
+        .filter(|&e| program.location(program.edge(e).to).kind == LocationKind::Error)
+        .collect();
+    let others: BTreeSet<EdgeId> = program.edge_ids().filter(|e| !into_error.contains(e)).collect();
+    let mut states = vec![state("T", true)];
+    let mut transitions = Vec::new();
+    for k in 0..copies {
+        states.push(state(&format!("q{k}"), false));
+        let next = 1 + (k + 1) % copies;
+        transitions.push(go(1 + k, others.clone(), next));
+        if error_verified {
+            transitions.push(go(1 + k, into_error.clone(), 0));
+        }
+    }
+    ConditionAutomaton {
+        program_hash: program.hash.clone(),
+        states,
+        initial: StateId(1),
+        transitions,
+    }
+}
+
+#[test]
+fn states_that_behave_the_same_do_not_copy_the_program() {
+    let program = program();
+    let size = |c: &ConditionAutomaton| {
+        reduce(&program, c, DEFAULT_MAX_LOCATIONS)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .program
+            .locations
+            .len()
+    };
+    let one = size(&verified_error_paths(&program, 1, true));
+    assert_eq!(size(&verified_error_paths(&program, 3, true)), one);
+    // Without the accepting state the condition says nothing: the residual is the original
+    // (calls inlined), however many states take turns.
+    let nothing = size(&ConditionAutomaton::nothing_verified(&program.hash));
+    assert_eq!(size(&verified_error_paths(&program, 3, false)), nothing);
+}
