@@ -18,4 +18,5 @@ pub mod reducer;
 pub mod task;
 pub mod units;
 pub mod verdict;
+pub mod witness;
 pub mod xml;

@@ -14,6 +14,10 @@ use baton::exec::lifecycle;
 use baton::frontend::{load_program, one_line};
 use baton::reducer;
 use baton::task::Task;
+use baton::verdict::Verdict;
+use baton::witness::inductive::CheckLimits;
+use baton::witness::validate::validate_text;
+use baton::witness::{write_witness, Evidence, WitnessFormat};
 use clap::{Parser, Subcommand};
 use std::fmt::Display;
 use std::io::Write;
@@ -93,6 +97,39 @@ enum Command {
     Tools(ToolsArgs),
     /// Run a flow of verifiers (stages under budgets, conditions handed on) on a program or task.
     Run(RunArgs),
+    /// Validate a witness (SV-COMP format 2.0 YAML, or GraphML 1.x) against a program or task.
+    Validate(ValidateArgs),
+}
+
+/// Where `verify` and `run` write the witness of a `true` or `false`.
+#[derive(clap::Args)]
+struct WitnessArgs {
+    /// Write the witness of a `true` or `false` here: SV-COMP format 2.0 (YAML), or GraphML
+    /// 1.x for a `.graphml` file (violation witnesses only).
+    #[arg(long, value_name = "FILE")]
+    witness: Option<PathBuf>,
+}
+
+impl WitnessArgs {
+    fn format(&self) -> Option<(&std::path::Path, WitnessFormat)> {
+        self.witness.as_deref().map(|p| (p, WitnessFormat::of_path(p)))
+    }
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The witness file.
+    witness: PathBuf,
+    /// CPU time for checking a correctness witness's invariants (e.g. 60s).
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    cpu_time: std::time::Duration,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    semantics: SemanticsArgs,
 }
 
 #[derive(clap::Args)]
@@ -114,6 +151,8 @@ struct RunArgs {
     semantics: SemanticsArgs,
     #[command(flatten)]
     adapters: AdapterDirs,
+    #[command(flatten)]
+    witness: WitnessArgs,
 }
 
 /// The C semantics options of `verify`, `exec` and `run`.
@@ -231,6 +270,8 @@ struct VerifyArgs {
     json: bool,
     #[command(flatten)]
     semantics: SemanticsArgs,
+    #[command(flatten)]
+    witness: WitnessArgs,
 }
 
 #[derive(clap::Args)]
@@ -370,6 +411,23 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         condition::write_file(path, &outcome.condition, &program, format)
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
     }
+    let witness = match args.witness.format() {
+        Some((path, format)) => {
+            let evidence = match (outcome.verdict, &outcome.counterexample) {
+                (Verdict::False, Some(c)) => Some(Evidence::Values(c.inputs.clone())),
+                // Without a guide, the invariants cover every path.
+                (Verdict::True, _) if guide_condition.is_none() => {
+                    Some(Evidence::Invariants(outcome.invariants.clone()))
+                }
+                _ => None,
+            };
+            Some(match evidence {
+                Some(e) => write_witness(Some(&program), &e, path, format).map_err(Failure::other)?,
+                None => "none: no definite verdict of the whole program".to_string(),
+            })
+        }
+        None => None,
+    };
     let summary = outcome.condition.summary(&program);
     let judged = outcome.verdict.classify(task.expected);
     if args.json {
@@ -399,6 +457,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
                 let func = &program.function(program.location(*loc).func).name;
                 serde_json::json!({ "location": loc.to_string(), "function": func, "invariant": inv })
             }).collect::<Vec<_>>(),
+            "witness": witness,
         });
         outln!(
             "{}",
@@ -431,6 +490,9 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             ""
         }
     );
+    if let Some(w) = &witness {
+        outln!("witness: {w}");
+    }
     if let Some(c) = &outcome.counterexample {
         let inputs: Vec<String> = c.inputs.iter().map(|v| v.to_string()).collect();
         outln!(
@@ -671,6 +733,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
             .signed_overflow
             .or(flow.signed_overflow)
             .unwrap_or_default(),
+        witness: a.witness.format().map(|(p, f)| (p.to_path_buf(), f)),
     };
     let report =
         runner::run_flow(&flow, &registry, &a.input, a.data_model, &options).map_err(|e| Failure {
@@ -684,6 +747,33 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         );
     } else {
         out!("{}", runner::render_text(&report));
+    }
+    Ok(())
+}
+
+/// Validates a witness and prints the judgement (exit status 0 for every judgement).
+fn validate(a: ValidateArgs) -> Result<(), Failure> {
+    let (task, mut program) = load_input(&a.input)?;
+    program.signed_overflow = a.semantics.signed_overflow;
+    let text = std::fs::read_to_string(&a.witness)
+        .map_err(|e| Failure::input(format!("{}: cannot read: {e}", a.witness.display())))?;
+    let limits = CheckLimits {
+        cpu_time: a.cpu_time,
+        ..CheckLimits::default()
+    };
+    let v =
+        validate_text(&program, &text, &a.witness.display().to_string(), limits).map_err(Failure::input)?;
+    if a.json {
+        let value = serde_json::json!({
+            "task": task.name(), "witness_file": a.witness.display().to_string(),
+            "witness": v.witness, "judgement": v.judgement, "reason": v.reason,
+        });
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(Failure::other)?
+        );
+    } else {
+        outln!("{} witness: {:?} ({})", v.witness, v.judgement, v.reason);
     }
     Ok(())
 }
@@ -782,5 +872,6 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::Tools(args) => tools(args),
         Command::Table(args) => table(args),
         Command::Run(args) => run(args),
+        Command::Validate(args) => validate(args),
     })
 }

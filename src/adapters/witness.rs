@@ -1,9 +1,11 @@
-//! Reading the nondet values of a bug from what a tool wrote, for Baton to replay: a GraphML
-//! violation witness (SV-COMP: edges with `assumption.resultfunction` = `__VERIFIER_nondet_*`
-//! and `assumption` = `\result == N;`, in path order) or a Test-Comp test case
+//! Reading the nondet values of a bug from what a tool wrote, for Baton to replay: a violation
+//! witness (format 2.0 or GraphML, read by [`crate::witness`]) or a Test-Comp test case
 //! (`<testcase><input>N</input>…`). Values found here are only candidates: a `false` is
 //! reported after they reach the error on Baton's interpreter.
 
+use crate::witness::format;
+use crate::witness::graphml::{graphml_values, is_graphml, parse_int};
+use crate::witness::violation::witness_values;
 use std::path::{Path, PathBuf};
 
 /// The nondet values of the first file matching `pattern` below `dir`, and the file.
@@ -15,11 +17,11 @@ pub fn nondet_values_from(dir: &Path, pattern: &str) -> Result<(Vec<i128>, PathB
     Ok((values, file))
 }
 
-/// The nondet values of a GraphML violation witness or a Test-Comp test case.
+/// The nondet values of a violation witness (format 2.0 YAML or GraphML 1.x, see
+/// [`crate::witness`]) or a Test-Comp test case.
 pub fn nondet_values(text: &str) -> Result<Vec<i128>, String> {
-    let fixed = |re: &str| regex::Regex::new(re).expect("fixed regex");
     if text.contains("<testcase") {
-        let input = fixed(r"(?s)<input[^>]*>(.*?)</input>");
+        let input = regex::Regex::new(r"(?s)<input[^>]*>(.*?)</input>").expect("fixed regex");
         return input
             .captures_iter(text)
             .map(|c| {
@@ -28,35 +30,25 @@ pub fn nondet_values(text: &str) -> Result<Vec<i128>, String> {
             })
             .collect();
     }
-    if !text.contains("<graphml") {
-        return Err("neither a GraphML witness nor a Test-Comp test case".into());
-    }
-    let edge = fixed(r"(?s)<edge\b.*?</edge>");
-    let function = fixed(r#"(?s)<data key="assumption\.resultfunction">\s*(.*?)\s*</data>"#);
-    let assumption = fixed(r#"(?s)<data key="assumption">(.*?)</data>"#);
-    let result =
-        fixed(r"\\result\s*==\s*\(?\s*(?:\([a-z ]+\)\s*)?(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?\s*;?");
-    let mut values = Vec::new();
-    for e in edge.find_iter(text) {
-        let e = e.as_str();
-        let Some(f) = function.captures(e) else { continue };
-        if !f[1].starts_with("__VERIFIER_nondet") {
-            continue;
+    let values = if is_graphml(text) {
+        graphml_values(text)?
+    } else if text.contains("violation_sequence") {
+        let entries = format::parse(text, "witness").map_err(|e| e.to_string())?;
+        let mut values = Vec::new();
+        for e in entries
+            .iter()
+            .filter(|e| e.entry_type == format::EntryType::ViolationSequence)
+        {
+            values.extend(witness_values(e)?);
         }
-        let a = assumption
-            .captures(e)
-            .map(|c| unescape(&c[1]))
-            .ok_or_else(|| format!("an edge returning from {} has no assumption", &f[1]))?;
-        let v = result
-            .captures(&a)
-            .and_then(|c| parse_int(&c[1].replace(' ', "")))
-            .ok_or_else(|| format!("assumption `{a}` gives no value for \\result"))?;
-        values.push(v);
-    }
+        values
+    } else {
+        return Err("neither a violation witness nor a Test-Comp test case".into());
+    };
     if values.is_empty() {
         return Err("the witness gives no nondet values".into());
     }
-    Ok(values)
+    Ok(values.iter().map(|v| v.value).collect())
 }
 
 fn unescape(s: &str) -> String {
@@ -67,34 +59,14 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
-fn parse_int(s: &str) -> Option<i128> {
-    let (neg, digits) = match s.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, s),
-    };
-    let digits = digits.trim_end_matches(['u', 'U', 'l', 'L']);
-    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
-        None => digits.parse::<i128>().ok()?,
-    };
-    Some(if neg { -v } else { v })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn graphml_violation_witness() {
-        // Written after the SV-COMP GraphML format (sv-witnesses README-GraphML.md).
-        let w = r#"<?xml version="1.0"?><graphml><graph edgedefault="directed">
-<node id="N0"><data key="entry">true</data></node>
-<edge source="N0" target="N1"><data key="startline">4</data><data key="assumption">\result == 7;</data><data key="assumption.resultfunction">__VERIFIER_nondet_int</data></edge>
-<edge source="N1" target="N2"><data key="assumption">x == 7;</data></edge>
-<edge source="N2" target="N3"><data key="assumption">\result == -3;</data><data key="assumption.resultfunction">__VERIFIER_nondet_long</data></edge>
-</graph></graphml>"#;
-        assert_eq!(nondet_values(w).unwrap(), vec![7, -3]);
-        assert!(nondet_values("<graphml></graphml>").is_err());
+    fn yaml_violation_witness() {
+        let w = "- entry_type: violation_sequence\n  metadata: {format_version: '2.0', uuid: u, creation_time: t,\n    producer: {name: p, version: '1'}, task: {input_files: [a.c], input_file_hashes: {a.c: h},\n    specification: s, data_model: ILP32, language: C}}\n  content:\n  - segment:\n    - waypoint: {type: function_return, action: follow, location: {file_name: a.c, line: 3},\n        constraint: {value: '\\result == 4'}}\n  - segment:\n    - waypoint: {type: target, action: follow, location: {file_name: a.c, line: 5}}\n";
+        assert_eq!(nondet_values(w).unwrap(), vec![4]);
     }
 
     #[test]

@@ -108,6 +108,7 @@ fn not_started(m: &Member<'_>, winner: &str) -> StageOutcome {
         verdict: crate::verdict::Verdict::Unknown,
         condition: None,
         cpu: Duration::ZERO,
+        evidence: None,
     }
 }
 

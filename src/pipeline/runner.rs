@@ -24,6 +24,7 @@ use crate::exec;
 use crate::frontend::{load_program, FrontendError};
 use crate::task::Task;
 use crate::verdict::Verdict;
+use crate::witness::{write_witness, WitnessFormat};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -67,6 +68,8 @@ pub struct RunOptions {
     pub baton: PathBuf,
     /// What signed overflow means for every stage's analysis and every replay.
     pub signed_overflow: SignedOverflow,
+    /// Write the witness of a definite verdict here, in this format.
+    pub witness: Option<(PathBuf, WitnessFormat)>,
 }
 
 /// The result of a flow run.
@@ -94,6 +97,8 @@ pub struct FlowReport {
     pub assumptions: Vec<&'static str>,
     pub signed_overflow: SignedOverflow,
     pub work_dir: Option<PathBuf>,
+    /// The witness written (`--witness`), or why there is none.
+    pub witness: Option<String>,
     #[serde(skip)]
     pub verdict_value: Verdict,
 }
@@ -191,6 +196,7 @@ pub fn run_flow(
     let mut verdict = Verdict::Unknown;
     let mut confirmed = None;
     let mut deciding = None;
+    let mut evidence = None;
 
     let mut index = 0;
     while index < flow.stages.len() {
@@ -255,6 +261,7 @@ pub fn run_flow(
                 verdict = o.verdict;
                 confirmed = o.row.confirmed;
                 deciding = Some(o.row.name.clone());
+                evidence = o.evidence.clone();
             }
             if let Some(c) = &o.condition {
                 if !c.is_trivial_empty() {
@@ -279,6 +286,13 @@ pub fn run_flow(
             break;
         }
     }
+    let witness = options.witness.as_ref().map(|(path, format)| match &evidence {
+        Some(e) => write_witness(original.ok(), e, path, *format).unwrap_or_else(|why| why),
+        None if verdict.is_definite() => {
+            "none: the deciding stage left no witness of the whole program".into()
+        }
+        None => "none: no definite verdict".into(),
+    });
     let cpu: f64 = rows.iter().map(|r| r.cpu_time_s).sum();
     let skipped_stages = rows
         .iter()
@@ -300,6 +314,7 @@ pub fn run_flow(
         work_dir: options.keep_dir.as_ref().map(|_| root.clone()),
         assumptions: options.signed_overflow.assumption_keys(),
         signed_overflow: options.signed_overflow,
+        witness,
         verdict_value: verdict,
     })
 }
@@ -367,6 +382,9 @@ pub fn render_text(report: &FlowReport) -> String {
     let _ = writeln!(out, "assumed: {}", report.signed_overflow.assumption());
     if let Some(dir) = &report.work_dir {
         let _ = writeln!(out, "stage files: {}", dir.display());
+    }
+    if let Some(w) = &report.witness {
+        let _ = writeln!(out, "witness: {w}");
     }
     out
 }

@@ -31,6 +31,7 @@ use crate::condition::{self, ConditionAutomaton};
 use crate::exec::Limits;
 use crate::reducer;
 use crate::verdict::Verdict;
+use crate::witness::Evidence;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -89,6 +90,8 @@ pub struct StageOutcome {
     pub condition: Option<ConditionAutomaton>,
     /// CPU time used.
     pub cpu: Duration,
+    /// What a definite verdict about the ORIGINAL program comes with, for its witness.
+    pub evidence: Option<Evidence>,
 }
 
 /// Runs one stage under `budget` in `dir`; `stop` lets a parallel group stop it.
@@ -130,6 +133,7 @@ pub fn run_stage(
                 verdict: Verdict::Unknown,
                 condition: None,
                 cpu: Duration::ZERO,
+                evidence: None,
             });
         }
         Err(_) => {
@@ -153,6 +157,7 @@ pub fn run_stage(
                 verdict: Verdict::True,
                 condition: None,
                 cpu: Duration::ZERO,
+                evidence: None,
             });
         }
     };
@@ -212,17 +217,21 @@ fn run_on(
     row.peak_memory = steps.peak_memory;
     let mut note = outcome.note;
     let mut condition = None;
+    let mut evidence = None;
     let verdict = match outcome.finding {
         Finding::Nothing => Verdict::Unknown,
         Finding::Proof => {
             if input.residual.is_some() {
                 note.push_str("; the residual program is verified, hence the whole program");
+            } else if input.guide.is_none() {
+                evidence = proof_witness(state, stage, dir).map(Evidence::File);
             }
             Verdict::True
         }
         Finding::Bug { candidates, source } => {
-            let (v, confirmed, why) = confirm(original, &candidates, &source, state.trust);
+            let (v, confirmed, why, values) = confirm(original, &candidates, &source, state.trust);
             row.confirmed = confirmed;
+            evidence = values.map(Evidence::Values);
             note = join(&note, &why);
             v
         }
@@ -243,8 +252,23 @@ fn run_on(
         verdict,
         condition,
         cpu: steps.cpu,
+        evidence,
     })
 }
+
+/// The correctness witness a stage that proved the original program wrote: a native stage's
+/// (`baton verify --witness`), or the file the tool's adapter names.
+fn proof_witness(state: &FlowState<'_>, stage: &Stage, dir: &Path) -> Option<PathBuf> {
+    if NATIVE_TOOLS.contains(&stage.tool.as_str()) {
+        let file = dir.join(NATIVE_WITNESS);
+        return file.is_file().then_some(file);
+    }
+    let pattern = state.registry.get(&stage.tool)?.spec.witness.as_deref()?;
+    crate::adapters::run::find_file(&dir.join("run"), pattern)
+}
+
+/// The witness file of a native stage in its directory.
+const NATIVE_WITNESS: &str = "witness.yml";
 
 fn join(a: &str, b: &str) -> String {
     match (a.is_empty(), b.is_empty()) {
@@ -315,24 +339,26 @@ pub fn condition_for_original(
 }
 
 /// Replays candidate nondet values on the original program: the verdict, whether a `false` was
-/// confirmed, and a note.
+/// confirmed, a note, and the values that reached the error.
 fn confirm(
     original: Option<&Program>,
     candidates: &[Vec<i128>],
     source: &str,
     trust: Trust,
-) -> (Verdict, Option<bool>, String) {
+) -> (Verdict, Option<bool>, String, Option<Vec<i128>>) {
     let Some(original) = original else {
         return match trust {
             Trust::ReplayedOnly => (
                 Verdict::Unknown,
                 None,
                 format!("{source}, not replayed (Baton cannot lower the program); trust: replayed-only"),
+                None,
             ),
             Trust::All => (
                 Verdict::False,
                 Some(false),
                 format!("{source}; unconfirmed: Baton cannot lower the program to replay it"),
+                None,
             ),
         };
     };
@@ -341,6 +367,7 @@ fn confirm(
             Verdict::Unknown,
             None,
             format!("{source}, but the tool gave no inputs to replay on the original program"),
+            None,
         );
     }
     for values in candidates {
@@ -352,6 +379,7 @@ fn confirm(
                     "{source}; replay of {} values on the original program: {ending}",
                     values.len()
                 ),
+                Some(values.clone()),
             );
         }
     }
@@ -362,6 +390,7 @@ fn confirm(
             "{source}, but the replay of {} candidate(s) on the original program does not reach the error",
             candidates.len()
         ),
+        None,
     )
 }
 
@@ -397,7 +426,12 @@ fn run_native(
     if let Some(guide) = &input.guide {
         cmd = cmd.arg("--condition-in").arg(guide);
     }
-    cmd = cmd.arg("--condition-out").arg(&condition_out).arg("--json");
+    cmd = cmd
+        .arg("--condition-out")
+        .arg(&condition_out)
+        .arg("--witness")
+        .arg(dir.join(NATIVE_WITNESS))
+        .arg("--json");
     let report = steps.run(&cmd, &dir.join("run"))?;
     if crate::adapters::run::killed(&report.status) {
         return Ok(Outcome::nothing(

@@ -1,0 +1,180 @@
+//! GraphML 1.x witnesses (sv-witnesses README-GraphML): read for tools that still write them
+//! (the nondet values of a violation witness: edges with `assumption.resultfunction` =
+//! `__VERIFIER_nondet_*` and `assumption` = `\result == N;`, in path order), and written on
+//! request (a violation witness as a path of such edges ending in the violation node).
+
+use super::violation::{PathPoint, WitnessValue};
+use super::{program_file, UNREACH_CALL};
+use crate::cfa::Program;
+use crate::xml::Element;
+use quick_xml::escape::escape;
+use std::fmt::Write;
+
+/// True if `text` looks like a GraphML document.
+pub fn is_graphml(text: &str) -> bool {
+    text.contains("<graphml")
+}
+
+/// The nondet values of a GraphML violation witness, in path order (edges in document order,
+/// as the format's linear witnesses are written), with the line of each; errors name the
+/// witness line.
+pub fn graphml_values(text: &str) -> Result<Vec<WitnessValue>, String> {
+    let root = crate::xml::parse(text, "graphml").map_err(|e| format!("line {}: {}", e.line, e.message))?;
+    let graph = root
+        .children_named("graph")
+        .next()
+        .ok_or("the GraphML witness has no <graph>")?;
+    let data = |e: &Element, key: &str| {
+        e.children_named("data")
+            .find(|d| d.attr("key") == Some(key))
+            .map(|d| d.text.trim().to_string())
+    };
+    let mut values = Vec::new();
+    for edge in graph.children_named("edge") {
+        let Some(function) = data(edge, "assumption.resultfunction") else {
+            continue;
+        };
+        if !function.starts_with("__VERIFIER_nondet") {
+            continue;
+        }
+        let assumption = data(edge, "assumption").ok_or_else(|| {
+            format!(
+                "line {}: an edge returning from {function} has no assumption",
+                edge.line
+            )
+        })?;
+        let value = super::violation::result_value(&assumption).ok_or_else(|| {
+            format!(
+                "line {}: assumption `{assumption}` gives no value for \\result",
+                edge.line
+            )
+        })?;
+        let line = data(edge, "startline").and_then(|l| l.parse().ok()).unwrap_or(0);
+        values.push(WitnessValue { line, value });
+    }
+    if values.is_empty() {
+        return Err("the witness gives no nondet values".into());
+    }
+    Ok(values)
+}
+
+/// An integer literal of C (decimal or hexadecimal, optional minus and suffixes).
+pub fn parse_int(s: &str) -> Option<i128> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    let digits = digits.trim_end_matches(['u', 'U', 'l', 'L']);
+    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<i128>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// The keys of the violation witnesses Baton writes: (id, for, type).
+const KEYS: &[(&str, &str, &str)] = &[
+    ("witness-type", "graph", "string"),
+    ("sourcecodelang", "graph", "string"),
+    ("producer", "graph", "string"),
+    ("specification", "graph", "string"),
+    ("programfile", "graph", "string"),
+    ("programhash", "graph", "string"),
+    ("architecture", "graph", "string"),
+    ("creationtime", "graph", "string"),
+    ("entry", "node", "boolean"),
+    ("violation", "node", "boolean"),
+    ("startline", "edge", "int"),
+    ("assumption", "edge", "string"),
+    ("assumption.scope", "edge", "string"),
+    ("assumption.resultfunction", "edge", "string"),
+];
+
+/// A violating run as a GraphML 1.x violation witness.
+pub fn violation_graphml(program: &Program, run: &[PathPoint]) -> String {
+    let mut out = String::new();
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    out.push_str("<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n");
+    for (id, domain, ty) in KEYS {
+        let _ = writeln!(
+            out,
+            " <key attr.name=\"{id}\" attr.type=\"{ty}\" for=\"{domain}\" id=\"{id}\"/>"
+        );
+    }
+    out.push_str(" <graph edgedefault=\"directed\">\n");
+    let architecture = match program.data_model.long_bits() {
+        64 => "64bit",
+        _ => "32bit",
+    };
+    let graph_data = [
+        ("witness-type", "violation_witness".to_string()),
+        ("sourcecodelang", "C".into()),
+        ("producer", format!("Baton {}", env!("CARGO_PKG_VERSION"))),
+        (
+            "specification",
+            format!("CHECK( init(main()), LTL({UNREACH_CALL}) )"),
+        ),
+        ("programfile", program_file(program)),
+        ("programhash", program.hash.clone()),
+        ("architecture", architecture.into()),
+        (
+            "creationtime",
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        ),
+    ];
+    for (key, value) in graph_data {
+        let _ = writeln!(out, "  <data key=\"{key}\">{}</data>", escape(value.as_str()));
+    }
+    out.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    let mut node = 0;
+    for p in run {
+        node += 1;
+        if p.value.is_none() {
+            let _ = writeln!(
+                out,
+                "  <node id=\"N{node}\">\n   <data key=\"violation\">true</data>\n  </node>"
+            );
+        } else {
+            let _ = writeln!(out, "  <node id=\"N{node}\"/>");
+        }
+        let _ = writeln!(out, "  <edge source=\"N{}\" target=\"N{node}\">", node - 1);
+        let _ = writeln!(out, "   <data key=\"startline\">{}</data>", p.at.line);
+        if let Some(v) = p.value {
+            let _ = writeln!(out, "   <data key=\"assumption\">\\result == {v};</data>");
+            let _ = writeln!(
+                out,
+                "   <data key=\"assumption.scope\">{}</data>",
+                escape(p.function.as_str())
+            );
+            let _ = writeln!(
+                out,
+                "   <data key=\"assumption.resultfunction\">{}</data>",
+                escape(p.callee.as_str())
+            );
+        }
+        out.push_str("  </edge>\n");
+    }
+    out.push_str(" </graph>\n</graphml>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphml_violation_witness() {
+        // Written after the SV-COMP GraphML format (sv-witnesses README-GraphML.md).
+        let w = r#"<?xml version="1.0"?><graphml><graph edgedefault="directed">
+<node id="N0"><data key="entry">true</data></node>
+<edge source="N0" target="N1"><data key="startline">4</data><data key="assumption">\result == 7;</data><data key="assumption.resultfunction">__VERIFIER_nondet_int</data></edge>
+<edge source="N1" target="N2"><data key="assumption">x == 7;</data></edge>
+<edge source="N2" target="N3"><data key="assumption">\result == -3;</data><data key="assumption.resultfunction">__VERIFIER_nondet_long</data></edge>
+</graph></graphml>"#;
+        let values: Vec<i128> = graphml_values(w).unwrap().iter().map(|v| v.value).collect();
+        assert_eq!(values, vec![7, -3]);
+        assert!(graphml_values("<graphml><graph></graph></graphml>").is_err());
+        let err = graphml_values("<graphml>\n<graph>\n<edge></graph></graphml>").unwrap_err();
+        assert!(err.starts_with("line "), "{err}");
+    }
+}

@@ -1,0 +1,266 @@
+//! Baton as a witness validator (`baton validate TASK WITNESS`).
+//!
+//! - A violation witness is confirmed when its values, replayed on Baton's interpreter, reach
+//!   the error at the witness' target, the run passing each `function_return` waypoint's line
+//!   in order. A run that follows the witness to another end (or another target line) refutes
+//!   it; missing values make it unknown.
+//! - A correctness witness is confirmed when its invariants are inductive and imply safety
+//!   ([`super::inductive`]); refuted when a run from the program start breaks one of them.
+//!
+//! Validation never confirms on a guess: an invariant whose location matches no loop head, or
+//! whose expression Baton cannot read, is left out (the proof is then attempted without it).
+
+use super::format::{self, Entry, EntryType, InvariantKind, WaypointKind};
+use super::graphml::{graphml_values, is_graphml};
+use super::inductive::{check, CheckLimits, Proof};
+use super::invariant::{parse_invariant, Formula};
+use super::source_of;
+use super::violation::{followed, witness_values, WitnessValue, REPLAY_STEPS};
+use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+use crate::cfa::{LocId, Operation, Program};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What validation concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judgement {
+    Confirmed,
+    Refuted,
+    Unknown,
+}
+
+/// A judgement and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    /// `violation` or `correctness`.
+    pub witness: &'static str,
+    pub judgement: Judgement,
+    pub reason: String,
+}
+
+impl Validation {
+    fn violation(judgement: Judgement, reason: impl Into<String>) -> Validation {
+        Validation {
+            witness: "violation",
+            judgement,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Validates the witness text `text` (named `file` in errors) against `program`; an error for
+/// a witness that cannot be read.
+pub fn validate_text(
+    program: &Program,
+    text: &str,
+    file: &str,
+    limits: CheckLimits,
+) -> Result<Validation, String> {
+    if is_graphml(text) {
+        let values = graphml_values(text).map_err(|e| format!("{file}: {e}"))?;
+        return Ok(validate_values(program, &values, None));
+    }
+    let entries = format::parse(text, file).map_err(|e| e.to_string())?;
+    if let Some(entry) = entries
+        .iter()
+        .find(|e| e.entry_type == EntryType::ViolationSequence)
+    {
+        return Ok(validate_violation(program, entry));
+    }
+    Ok(validate_correctness(program, &entries, limits))
+}
+
+/// Replays the values of a violation sequence.
+pub fn validate_violation(program: &Program, entry: &Entry) -> Validation {
+    let values = match witness_values(entry) {
+        Ok(v) => v,
+        Err(e) => return Validation::violation(Judgement::Unknown, e),
+    };
+    let target = followed(entry)
+        .into_iter()
+        .find(|w| w.kind == WaypointKind::Target)
+        .map(|w| w.location.line);
+    // Returns of functions with a body are waypoints too; only nondet calls take values.
+    let lines_of = |nondet: bool| -> BTreeSet<u32> {
+        program
+            .edges
+            .iter()
+            .filter(|e| e.source.file == 0 && matches!(e.op, Operation::Nondet { .. }) == nondet)
+            .filter(|e| nondet || matches!(e.op, Operation::Call { .. }))
+            .map(|e| e.source.line)
+            .collect()
+    };
+    let (nondet_lines, call_lines) = (lines_of(true), lines_of(false));
+    let mut nondets = Vec::new();
+    for v in values {
+        if nondet_lines.contains(&v.line) {
+            nondets.push(v);
+        } else if !call_lines.contains(&v.line) {
+            return Validation::violation(
+                Judgement::Refuted,
+                format!(
+                    "a function_return waypoint at line {}, where no function is called",
+                    v.line
+                ),
+            );
+        }
+    }
+    validate_values(program, &nondets, target)
+}
+
+/// Replays witness values: the run must pass each value's line in order (line 0: any) and
+/// reach the error (at `target`'s line, when given).
+fn validate_values(program: &Program, values: &[WitnessValue], target: Option<u32>) -> Validation {
+    let inputs: Vec<i128> = values.iter().map(|v| v.value).collect();
+    let run = execute(
+        program,
+        &inputs,
+        &ExecOptions {
+            max_steps: REPLAY_STEPS,
+            record_path: true,
+        },
+    );
+    let nondet_lines = run
+        .path
+        .iter()
+        .map(|&id| program.edge(id))
+        .filter(|e| matches!(e.op, Operation::Nondet { .. }))
+        .map(|e| e.source.line);
+    for (i, (line, v)) in nondet_lines.zip(values).enumerate() {
+        if v.line != 0 && v.line != line {
+            return Validation::violation(
+                Judgement::Refuted,
+                format!(
+                    "value {} of the witness is for a call at line {}, the run calls at line {line}",
+                    i + 1,
+                    v.line
+                ),
+            );
+        }
+    }
+    let used = run.inputs_consumed;
+    match &run.ending {
+        Ending::ErrorReached { line, .. } => match target {
+            Some(t) if t != *line => Validation::violation(
+                Judgement::Refuted,
+                format!("the run reaches the error at line {line}, the witness' target is at line {t}"),
+            ),
+            _ if used < values.len() => Validation::violation(
+                Judgement::Unknown,
+                format!(
+                    "the run reaches the error ({}) after {used} of the witness' {} values",
+                    run.ending,
+                    values.len()
+                ),
+            ),
+            _ => Validation::violation(
+                Judgement::Confirmed,
+                format!("replay of {} values: {}", values.len(), run.ending),
+            ),
+        },
+        ending => {
+            let nondets = run.nondet_values.len();
+            if nondets > values.len() {
+                Validation::violation(
+                    Judgement::Unknown,
+                    format!(
+                        "the witness gives {} values, the run takes {nondets} (0 for the rest) and ends: {ending}",
+                        values.len()
+                    ),
+                )
+            } else {
+                Validation::violation(
+                    Judgement::Refuted,
+                    format!("the run following the witness ends: {ending}"),
+                )
+            }
+        }
+    }
+}
+
+/// Checks the invariants of the witness' invariant sets as a proof.
+pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckLimits) -> Validation {
+    let mut cuts: BTreeMap<LocId, Vec<Formula>> = BTreeMap::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut used = 0;
+    let invariants = entries
+        .iter()
+        .filter(|e| e.entry_type == EntryType::InvariantSet)
+        .flat_map(|e| &e.content)
+        .filter_map(|c| c.invariant.as_ref());
+    for inv in invariants {
+        if inv.format != "c_expression" {
+            notes.push(format!(
+                "line {}: format `{}` not read",
+                inv.location.line, inv.format
+            ));
+            continue;
+        }
+        let locations = matching_locations(program, inv.kind, &inv.location);
+        if locations.is_empty() {
+            notes.push(format!(
+                "line {}: no {} there",
+                inv.location.line,
+                match inv.kind {
+                    InvariantKind::LoopInvariant => "loop head",
+                    InvariantKind::LocationInvariant => "statement",
+                }
+            ));
+            continue;
+        }
+        for loc in locations {
+            match parse_invariant(&inv.value, program, program.location(loc).func) {
+                Ok(f) => {
+                    cuts.entry(loc).or_default().push(f);
+                    used += 1;
+                }
+                Err(e) => notes.push(format!("line {}: {e}", inv.location.line)),
+            }
+        }
+    }
+    let (judgement, why) = match check(program, &cuts, limits) {
+        Proof::Holds => (
+            Judgement::Confirmed,
+            format!("{used} invariant(s) inductive; the error is unreachable"),
+        ),
+        Proof::Refuted(why) => (Judgement::Refuted, why),
+        Proof::Unknown(why) => (Judgement::Unknown, why),
+    };
+    let reason = if notes.is_empty() {
+        why
+    } else {
+        format!("{why}; left out: {}", notes.join("; "))
+    };
+    Validation {
+        witness: "correctness",
+        judgement,
+        reason,
+    }
+}
+
+/// The CFA locations an invariant's location names: loop heads whose condition is on its line
+/// (loop invariants), or the first location of a statement on its line (location invariants),
+/// in the named function.
+fn matching_locations(program: &Program, kind: InvariantKind, at: &format::Location) -> Vec<LocId> {
+    program
+        .location_ids()
+        .filter(|&l| {
+            let location = program.location(l);
+            let function = &program.function(location.func).name;
+            if at.function.as_ref().is_some_and(|f| f != function) {
+                return false;
+            }
+            if source_of(program, l).is_none_or(|s| s.line != at.line) {
+                return false;
+            }
+            match kind {
+                InvariantKind::LoopInvariant => location.loop_head,
+                InvariantKind::LocationInvariant => program
+                    .in_edges(l)
+                    .iter()
+                    .all(|&e| program.edge(e).source.line != at.line),
+            }
+        })
+        .collect()
+}

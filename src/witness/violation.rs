@@ -1,0 +1,176 @@
+//! Violation witnesses: a `violation_sequence` from nondet values that reach the error on the
+//! interpreter, and the values a violation witness gives back.
+//!
+//! The witness is built by replaying the values on the ORIGINAL program: every executed
+//! `__VERIFIER_nondet_*` call becomes a `function_return` waypoint (`\result == v`, at the
+//! call's line), and the executed call of the error function the `target`. Branches are not
+//! written as waypoints: Baton's CFA splits `&&`, `||` and `!` into several branches, which
+//! are not the `if`/loop statements a `branching` waypoint names; the values alone determine
+//! the run.
+
+use super::format::{
+    Action, Constraint, ContentItem, Entry, EntryType, Waypoint, WaypointItem, WaypointKind,
+};
+use super::{location, metadata};
+use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+use crate::cfa::{Operation, Program, SourceLoc};
+
+/// Step limit of replays for witnesses (counterexample paths are far shorter).
+pub const REPLAY_STEPS: u64 = 10_000_000;
+
+/// A nondet value of a witness: the value and the line of the call that returns it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WitnessValue {
+    pub line: u32,
+    pub value: i128,
+}
+
+/// A point of a violating run a witness names: a nondet call and its value, or the call of
+/// the error function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPoint {
+    pub at: SourceLoc,
+    /// The function the call is in.
+    pub function: String,
+    /// The called function (`__VERIFIER_nondet_int`, `reach_error`).
+    pub callee: String,
+    /// The value a nondet call returned; `None` for the error call.
+    pub value: Option<i128>,
+}
+
+/// The nondet calls and the error call of the run of `inputs` on `program`, or why there is
+/// no violation (the values do not reach the error).
+pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint>, String> {
+    let run = execute(
+        program,
+        inputs,
+        &ExecOptions {
+            max_steps: REPLAY_STEPS,
+            record_path: true,
+        },
+    );
+    if !matches!(run.ending, Ending::ErrorReached { .. }) {
+        return Err(format!("the values do not reach the error ({})", run.ending));
+    }
+    let mut values = run.nondet_values.iter();
+    let mut points = Vec::new();
+    for id in &run.path {
+        let edge = program.edge(*id);
+        let function = program.function(program.location(edge.from).func).name.clone();
+        match &edge.op {
+            Operation::Nondet { function: callee, .. } => points.push(PathPoint {
+                at: edge.source,
+                function,
+                callee: callee.clone(),
+                value: Some(values.next().copied().unwrap_or(0)),
+            }),
+            Operation::Error { function: callee } => points.push(PathPoint {
+                at: edge.source,
+                function,
+                callee: callee.clone(),
+                value: None,
+            }),
+            _ => {}
+        }
+    }
+    if points.last().is_none_or(|p| p.value.is_some()) {
+        return Err("the run reached the error location without a call of the error function".into());
+    }
+    Ok(points)
+}
+
+/// The violation witness (format 2.0) of a violating run: a `function_return` waypoint per
+/// nondet value, then the target.
+pub fn violation_witness(program: &Program, run: &[PathPoint]) -> Vec<Entry> {
+    let content = run
+        .iter()
+        .map(|p| {
+            let (kind, constraint) = match p.value {
+                Some(v) => (
+                    WaypointKind::FunctionReturn,
+                    Some(Constraint {
+                        value: format!("\\result == {v}"),
+                        format: Some("acsl_expression".into()),
+                    }),
+                ),
+                None => (WaypointKind::Target, None),
+            };
+            ContentItem {
+                segment: Some(vec![WaypointItem {
+                    waypoint: Waypoint {
+                        kind,
+                        action: Action::Follow,
+                        location: location(program, p.at, &p.function),
+                        constraint,
+                    },
+                }]),
+                invariant: None,
+            }
+        })
+        .collect();
+    vec![Entry {
+        entry_type: EntryType::ViolationSequence,
+        metadata: metadata(program),
+        content,
+    }]
+}
+
+/// The `follow` waypoints of a violation sequence, in order.
+pub fn followed(entry: &Entry) -> Vec<&Waypoint> {
+    entry
+        .content
+        .iter()
+        .filter_map(|c| c.segment.as_ref()?.last())
+        .map(|w| &w.waypoint)
+        .filter(|w| w.action == Action::Follow)
+        .collect()
+}
+
+/// The values of the `function_return` waypoints whose constraint is `\result == N`, in order;
+/// an error for a `function_return` constraint that gives no integer.
+pub fn witness_values(entry: &Entry) -> Result<Vec<WitnessValue>, String> {
+    let mut out = Vec::new();
+    for w in followed(entry) {
+        if w.kind != WaypointKind::FunctionReturn {
+            continue;
+        }
+        let Some(c) = &w.constraint else { continue };
+        let value = result_value(&c.value).ok_or_else(|| {
+            format!(
+                "line {}: function_return constraint `{}` gives no integer value of \\result",
+                w.location.line, c.value
+            )
+        })?;
+        out.push(WitnessValue {
+            line: w.location.line,
+            value,
+        });
+    }
+    Ok(out)
+}
+
+/// `N` of `\result == N` (also `\result == (int)N`, `N == \result`, hexadecimal, suffixes).
+pub fn result_value(text: &str) -> Option<i128> {
+    let re = regex::Regex::new(
+        r"^\s*\(?\s*(?:\\result\s*==\s*(?:\([a-z ]+\)\s*)?\(?\s*(?P<a>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?|(?P<b>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*==\s*\\result)\s*\)?\s*;?\s*$",
+    )
+    .expect("fixed regex");
+    let c = re.captures(text)?;
+    let digits = c.name("a").or_else(|| c.name("b"))?.as_str().replace(' ', "");
+    super::graphml::parse_int(&digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_values() {
+        assert_eq!(result_value("\\result == 5"), Some(5));
+        assert_eq!(result_value("\\result == -7;"), Some(-7));
+        assert_eq!(result_value("\\result == (unsigned int)0x10U"), Some(16));
+        assert_eq!(result_value("3 == \\result"), Some(3));
+        assert_eq!(result_value("\\result > 5"), None);
+        assert_eq!(result_value("x == 5"), None);
+    }
+}
