@@ -228,6 +228,12 @@ struct TableArgs {
     /// Also write a self-contained HTML report here.
     #[arg(long)]
     html: Option<PathBuf>,
+    /// Only the tasks every input has results for.
+    #[arg(long)]
+    common: bool,
+    /// A scatter plot of two columns X,Y in the HTML report (repeatable; default: the first two).
+    #[arg(long, value_name = "X,Y")]
+    scatter: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -712,10 +718,14 @@ fn check_run_definition(rd: &baton::bench::RunDefinition) -> Result<(), Failure>
 }
 
 fn table(a: TableArgs) -> Result<(), Failure> {
-    let columns = baton::bench::load_results(&a.results).map_err(Failure::input)?;
+    let mut columns = baton::bench::load_results(&a.results).map_err(Failure::input)?;
+    if a.common {
+        baton::bench::keep_common_tasks(&mut columns);
+    }
+    let pairs = baton::bench::scatter_pairs(&columns, &a.scatter).map_err(Failure::input)?;
     out!("{}", baton::bench::render_text(&columns));
     if let Some(path) = a.html {
-        std::fs::write(&path, baton::bench::render_html(&columns))
+        std::fs::write(&path, baton::bench::render_html(&columns, &pairs))
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
     }
     Ok(())

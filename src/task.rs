@@ -21,6 +21,94 @@ pub enum TaskError {
     },
     #[error("{file}: {message}")]
     Invalid { file: String, message: String },
+    /// A well-formed task Baton does not verify (no `unreach-call` property); BenchExec skips
+    /// such tasks too.
+    #[error("{file}: {message}")]
+    Unsupported { file: String, message: String },
+}
+
+/// A property of an SV-COMP property file, recognised by its content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Property {
+    /// `CHECK( init(main()), LTL(G ! call(F())) )`: the function `F` is never called.
+    UnreachCall {
+        /// The error function `F` (sv-benchmarks: `reach_error`).
+        error_function: String,
+    },
+    /// Any other property (its formula as written), which Baton does not verify.
+    Other(String),
+}
+
+/// The error functions Baton's frontend treats as the property violation.
+pub const ERROR_FUNCTIONS: [&str; 2] = ["reach_error", "__VERIFIER_error"];
+
+impl Property {
+    /// Reads the property of a `.prp` file's text: every formula line (comments `//` and blank
+    /// lines aside) must be the same `CHECK( init(main()), LTL(G ! call(F())) )` for
+    /// `unreach-call`; anything else is [`Property::Other`].
+    pub fn parse(text: &str) -> Property {
+        let formulas: Vec<String> = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim())
+            .filter(|l| !l.is_empty())
+            .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
+            .collect();
+        let unreach = |f: &String| -> Option<String> {
+            let inner = f
+                .strip_prefix("CHECK(init(main()),LTL(G!call(")?
+                .strip_suffix("())))")?;
+            let ident = !inner.is_empty()
+                && !inner.starts_with(|c: char| c.is_ascii_digit())
+                && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ident.then(|| inner.to_string())
+        };
+        match formulas.first().and_then(unreach) {
+            Some(f) if formulas.iter().all(|g| g == &formulas[0]) => {
+                Property::UnreachCall { error_function: f }
+            }
+            _ => Property::Other(formulas.join(" ")),
+        }
+    }
+
+    /// The property of a property file, read by content. A file that does not exist (task
+    /// definitions copied without their `properties/` folder) is recognised by its name:
+    /// `unreach-call.prp` is `unreach-call` of `reach_error`, any other name is
+    /// [`Property::Other`].
+    pub fn of_file(path: &Path) -> Result<Property, TaskError> {
+        match read_text(path, MAX_DEFINITION_BYTES) {
+            Ok(text) => Ok(Property::parse(&text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if path.file_name().is_some_and(|n| n == "unreach-call.prp") {
+                    Ok(Property::UnreachCall {
+                        error_function: "reach_error".into(),
+                    })
+                } else {
+                    Ok(Property::Other(path.display().to_string()))
+                }
+            }
+            Err(source) => Err(TaskError::Io {
+                file: path.display().to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// Why Baton cannot verify this property, or `None` for `unreach-call` of an error
+    /// function the frontend knows.
+    pub fn unsupported_reason(&self) -> Option<String> {
+        match self {
+            Property::UnreachCall { error_function }
+                if ERROR_FUNCTIONS.contains(&error_function.as_str()) =>
+            {
+                None
+            }
+            Property::UnreachCall { error_function } => Some(format!(
+                "unreach-call of `{error_function}`: Baton knows the error functions {}",
+                ERROR_FUNCTIONS.join(" and ")
+            )),
+            Property::Other(f) => Some(format!("property `{f}`: Baton verifies unreach-call only")),
+        }
+    }
 }
 
 /// One verification task for the property "the error function is never called".
@@ -33,6 +121,9 @@ pub struct Task {
     pub data_model: DataModel,
     /// Expected verdict for `unreach-call`: `Some(true)` = error unreachable.
     pub expected: Option<bool>,
+    /// The task's `unreach-call` property file (as the definition names it, relative to the
+    /// definition's folder); `None` for a bare C file or a definition without properties.
+    pub property_file: Option<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +191,7 @@ impl Task {
                 program: path.to_path_buf(),
                 data_model: default_model,
                 expected: None,
+                property_file: None,
             });
         }
         let file = path.display().to_string();
@@ -170,16 +262,33 @@ impl Task {
             Some(m) => m.parse().map_err(invalid)?,
             None => DataModel::ILP32,
         };
-        let expected = parsed
-            .properties
-            .iter()
-            .find(|p| p.property_file.ends_with("unreach-call.prp"))
-            .and_then(|p| p.expected_verdict);
+        // The first property Baton verifies, read by content; a definition that lists
+        // properties but none of them is skipped (as BenchExec skips tasks without the
+        // benchmark's property), with the reasons.
+        let mut reasons = Vec::new();
+        let mut unreach = None;
+        for p in &parsed.properties {
+            let prp = dir.join(&p.property_file);
+            match Property::of_file(&prp)?.unsupported_reason() {
+                None => {
+                    unreach = Some((prp, p.expected_verdict));
+                    break;
+                }
+                Some(r) => reasons.push(format!("{}: {r}", p.property_file)),
+            }
+        }
+        if unreach.is_none() && !parsed.properties.is_empty() {
+            return Err(TaskError::Unsupported {
+                file,
+                message: format!("no property Baton verifies ({})", reasons.join("; ")),
+            });
+        }
         Ok(Task {
             definition: path.to_path_buf(),
             program,
             data_model,
-            expected,
+            expected: unreach.as_ref().and_then(|u| u.1),
+            property_file: unreach.map(|u| u.0),
         })
     }
 
@@ -206,6 +315,10 @@ mod tests {
         assert_eq!(task.expected, Some(false));
         assert_eq!(task.data_model, DataModel::LP64);
         assert_eq!(task.program, dir.path().join("p.c"));
+        assert_eq!(
+            task.property_file,
+            Some(dir.path().join("../properties/unreach-call.prp"))
+        );
 
         let bad = "format_version: '2.0'\ninput_files: [\n";
         let err = Task::parse(bad, &yml).unwrap_err().to_string();
@@ -215,5 +328,44 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("does not exist"));
+    }
+
+    #[test]
+    fn recognises_properties_by_content() {
+        let reach = "CHECK( init(main()), LTL(G ! call(reach_error())) )\n";
+        assert_eq!(
+            Property::parse(reach),
+            Property::UnreachCall {
+                error_function: "reach_error".into()
+            }
+        );
+        assert_eq!(Property::parse(reach).unsupported_reason(), None);
+        let other = Property::parse("CHECK( init(main()), LTL(G ! call(foo())) )");
+        assert!(other.unsupported_reason().unwrap().contains("`foo`"));
+        let overflow = Property::parse("CHECK( init(main()), LTL(G ! overflow) )\n");
+        assert!(matches!(overflow, Property::Other(_)));
+        let memsafety =
+            "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n";
+        assert!(matches!(Property::parse(memsafety), Property::Other(_)));
+
+        // A task is verified for the property its file states, whatever the file's name.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("p.c"), "int main(){return 0;}").unwrap();
+        std::fs::write(d.join("reach.prp"), reach).unwrap();
+        std::fs::write(
+            d.join("unreach-call.prp"),
+            "CHECK( init(main()), LTL(G ! overflow) )\n",
+        )
+        .unwrap();
+        let yml = d.join("p.yml");
+        let renamed = "format_version: '2.0'\ninput_files: 'p.c'\nproperties:\n  - property_file: unreach-call.prp\n    expected_verdict: false\n  - property_file: reach.prp\n    expected_verdict: true\n";
+        let task = Task::parse(renamed, &yml).unwrap();
+        assert_eq!(task.expected, Some(true));
+        assert_eq!(task.property_file, Some(d.join("reach.prp")));
+        let only_overflow = "format_version: '2.0'\ninput_files: 'p.c'\nproperties:\n  - property_file: unreach-call.prp\n    expected_verdict: false\n";
+        let e = Task::parse(only_overflow, &yml).unwrap_err();
+        assert!(matches!(e, TaskError::Unsupported { .. }), "{e}");
+        assert!(e.to_string().contains("unreach-call only"), "{e}");
     }
 }

@@ -1,11 +1,10 @@
 //! Where tasks and run definitions come from: task lists, the shared `MANIFEST.csv`,
-//! sv-benchmarks `.set` files, `NAME=ARGS` run definitions and BenchExec benchmark definitions
-//! (a subset of BenchExec's XML format).
+//! sv-benchmarks `.set` files and `NAME=ARGS` run definitions (benchmark definitions:
+//! [`super::definition`]).
 
-use super::{parse_memory, parse_time, BenchError, BenchLimits, Benchmark, RunDefinition};
+use super::BenchError;
 use crate::input_file::{read_text, MAX_DEFINITION_BYTES};
 use crate::task::is_task_file;
-use crate::xml::Element;
 use std::path::{Path, PathBuf};
 
 /// Canonical path of a task definition (errors name the path).
@@ -84,7 +83,7 @@ pub fn tasks_from_manifest(path: &Path, table: Option<&str>) -> Result<Vec<PathB
 /// Expands one glob pattern relative to `dir` into the task files it matches, sorted; other
 /// matched files (not a task definition or C file, see [`is_task_file`]) are skipped with a
 /// warning naming them, at `place` (`FILE:LINE`).
-fn expand_glob(
+pub(crate) fn expand_glob(
     dir: &Path,
     pattern: &str,
     place: &str,
@@ -207,7 +206,7 @@ pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
 
 /// Checks a run definition name: non-empty, letters, digits, `-`, `_`, `.`, `+` only (it
 /// becomes part of file names).
-fn check_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
     check_file_name(name, "run definition name")
 }
 
@@ -246,230 +245,6 @@ pub fn parse_run_definition(text: &str) -> Result<(String, Vec<String>), BenchEr
     let name = name.trim();
     check_name(name).map_err(BenchError::Invalid)?;
     Ok((name.to_string(), with_subcommand(split_words(args)?)))
-}
-
-/// Parses a benchmark or result XML file into a tree; errors name the file and line.
-pub(crate) fn parse_xml(text: &str, file: &str, root_name: &str) -> Result<Element, BenchError> {
-    crate::xml::parse(text, root_name).map_err(|e| BenchError::Malformed {
-        file: file.to_string(),
-        line: e.line,
-        message: e.message,
-    })
-}
-
-/// The arguments of `<option name="N">V</option>` elements among `children`, one group per
-/// element.
-fn options_of(el: &Element, file: &str) -> Result<Vec<Vec<String>>, BenchError> {
-    let mut groups = Vec::new();
-    for child in el.children.iter().filter(|c| c.name == "option") {
-        let Some(name) = child.attr("name") else {
-            return Err(BenchError::Malformed {
-                file: file.to_string(),
-                line: child.line,
-                message: "<option> without attribute `name`".into(),
-            });
-        };
-        let mut args = vec![name.to_string()];
-        let value = child.text.trim();
-        if !value.is_empty() {
-            args.push(value.to_string());
-        }
-        groups.push(args);
-    }
-    Ok(groups)
-}
-
-/// The argv of a run definition from benchmark-level and own option groups: the first group
-/// that names a subcommand (not starting with `-`; the run definition's own first) comes first,
-/// then the others in order (benchmark level before own); `verify` when none names one.
-fn combine_options(global: &[Vec<String>], own: &[Vec<String>]) -> Vec<String> {
-    let is_sub = |g: &&Vec<String>| g.first().is_some_and(|n| !n.starts_with('-'));
-    let sub = own.iter().find(is_sub).or_else(|| global.iter().find(is_sub));
-    let mut args = match sub {
-        Some(g) => g.clone(),
-        None => vec!["verify".to_string()],
-    };
-    for g in global.iter().chain(own) {
-        if sub.is_none_or(|s| !std::ptr::eq(s, g)) {
-            args.extend(g.iter().cloned());
-        }
-    }
-    args
-}
-
-/// The tasks of one `<tasks>` element: includes (globs), includesfiles (`.set`), minus
-/// excludes; patterns relative to `dir`.
-fn tasks_of(
-    el: &Element,
-    dir: &Path,
-    file: &str,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<PathBuf>, BenchError> {
-    let malformed = |line: usize, message: String| BenchError::Malformed {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let mut tasks = Vec::new();
-    let mut excluded = Vec::new();
-    for child in &el.children {
-        let pattern = child.text.trim();
-        match child.name.as_str() {
-            "include" | "exclude" => {
-                let place = format!("{file}:{}", child.line);
-                let found = expand_glob(dir, pattern, &place, warnings)
-                    .map_err(|message| malformed(child.line, message))?;
-                if child.name == "include" {
-                    push_unique(&mut tasks, found);
-                } else {
-                    excluded.extend(found);
-                }
-            }
-            "includesfile" => {
-                let found = tasks_from_set(&dir.join(pattern), warnings)
-                    .map_err(|e| malformed(child.line, e.to_string()))?;
-                push_unique(&mut tasks, found);
-            }
-            "excludesfile" => {
-                excluded.extend(
-                    tasks_from_set(&dir.join(pattern), warnings)
-                        .map_err(|e| malformed(child.line, e.to_string()))?,
-                );
-            }
-            "propertyfile" => {
-                if !pattern.ends_with("unreach-call.prp") {
-                    return Err(malformed(
-                        child.line,
-                        format!("property file `{pattern}`: only unreach-call is supported"),
-                    ));
-                }
-            }
-            "option" => {}
-            other => {
-                return Err(malformed(
-                    child.line,
-                    format!("unsupported element <{other}> in <tasks>"),
-                ))
-            }
-        }
-    }
-    tasks.retain(|t| !excluded.contains(t));
-    Ok(tasks)
-}
-
-/// Reads a benchmark definition: `<benchmark tool="baton" timelimit= hardtimelimit= memlimit=
-/// cpuCores=>` with `<option>`, `<rundefinition name=>` (with `<option>`s and maybe own
-/// `<tasks>`) and `<tasks>` (`<include>`, `<exclude>`, `<includesfile>`, `<excludesfile>`,
-/// `<propertyfile>`). Paths are relative to the definition's folder. Errors carry `file:line`.
-pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
-    let text = read_text(path, MAX_DEFINITION_BYTES)
-        .map_err(|e| BenchError::io(path, "cannot read benchmark definition", e))?;
-    let file = path.display().to_string();
-    let root = parse_xml(&text, &file, "benchmark")?;
-    let malformed = |line: usize, message: String| BenchError::Malformed {
-        file: file.clone(),
-        line,
-        message,
-    };
-    if let Some(tool) = root.attr("tool") {
-        if !tool.eq_ignore_ascii_case("baton") {
-            return Err(malformed(
-                root.line,
-                format!("tool `{tool}`: only tool=\"baton\" is supported"),
-            ));
-        }
-    }
-    let at = |line: usize| move |e: BenchError| malformed(line, e.to_string());
-    let mut limits = BenchLimits::default();
-    if let Some(t) = root.attr("timelimit") {
-        limits.cpu_time = parse_time(t).map_err(at(root.line))?;
-        limits.hard_cpu_time = limits.cpu_time;
-    }
-    if let Some(t) = root.attr("hardtimelimit") {
-        limits.hard_cpu_time = parse_time(t).map_err(at(root.line))?.max(limits.cpu_time);
-    }
-    if let Some(m) = root.attr("memlimit") {
-        limits.memory = Some(parse_memory(m).map_err(at(root.line))?);
-    }
-    if let Some(c) = root.attr("cpuCores") {
-        limits.cpu_cores = Some(
-            c.trim()
-                .parse()
-                .map_err(|_| malformed(root.line, format!("cpuCores `{c}` is not a number")))?,
-        );
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let global_options = options_of(&root, &file)?;
-    let mut warnings = Vec::new();
-    let mut global_tasks = Vec::new();
-    let mut rundefs: Vec<(String, Vec<String>, Vec<PathBuf>, usize)> = Vec::new();
-    for child in &root.children {
-        match child.name.as_str() {
-            "option" => {}
-            "tasks" => {
-                let found = tasks_of(child, dir, &file, &mut warnings)?;
-                push_unique(&mut global_tasks, found);
-            }
-            "rundefinition" => {
-                let name = child.attr("name").unwrap_or("default").to_string();
-                check_name(&name).map_err(|m| malformed(child.line, m))?;
-                if rundefs.iter().any(|r| r.0 == name) {
-                    return Err(malformed(
-                        child.line,
-                        format!("run definition `{name}` defined twice"),
-                    ));
-                }
-                let args = combine_options(&global_options, &options_of(child, &file)?);
-                let mut own = Vec::new();
-                for t in child.children.iter().filter(|c| c.name == "tasks") {
-                    push_unique(&mut own, tasks_of(t, dir, &file, &mut warnings)?);
-                }
-                for c in &child.children {
-                    if !matches!(c.name.as_str(), "option" | "tasks") {
-                        return Err(malformed(
-                            c.line,
-                            format!("unsupported element <{}> in <rundefinition>", c.name),
-                        ));
-                    }
-                }
-                rundefs.push((name, args, own, child.line));
-            }
-            "columns" | "require" | "resultfiles" => {}
-            other => {
-                return Err(malformed(
-                    child.line,
-                    format!("unsupported element <{other}> in <benchmark>"),
-                ))
-            }
-        }
-    }
-    if rundefs.is_empty() {
-        rundefs.push((
-            "default".into(),
-            combine_options(&global_options, &[]),
-            Vec::new(),
-            root.line,
-        ));
-    }
-    let mut run_definitions = Vec::new();
-    for (name, args, own, line) in rundefs {
-        let mut tasks = global_tasks.clone();
-        push_unique(&mut tasks, own);
-        if tasks.is_empty() {
-            return Err(malformed(line, format!("run definition `{name}` has no tasks")));
-        }
-        run_definitions.push(RunDefinition { name, args, tasks });
-    }
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "benchmark".into());
-    Ok(Benchmark {
-        name,
-        run_definitions,
-        limits,
-        warnings,
-    })
 }
 
 #[cfg(test)]
@@ -531,58 +306,5 @@ mod tests {
         );
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("x.set:4:"), "{warnings:?}");
-    }
-
-    #[test]
-    fn reads_benchmark_definition() {
-        let dir = tempfile::tempdir().unwrap();
-        for f in ["a.yml", "b.yml", "c.yml"] {
-            std::fs::write(dir.path().join(f), "").unwrap();
-        }
-        std::fs::write(dir.path().join("x.set"), "# comment\nc.yml\n").unwrap();
-        let xml = r#"<?xml version="1.0"?>
-<benchmark tool="baton" timelimit="60 s" hardtimelimit="90s" memlimit="4 GB" cpuCores="1">
-  <option name="--give-up">cpu-time=50s</option>
-  <rundefinition name="explicit">
-    <option name="--analysis">explicit</option>
-  </rundefinition>
-  <rundefinition name="flow"><option name="run">comb.yaml</option></rundefinition>
-  <tasks name="t">
-    <include>*.yml</include>
-    <exclude>b.yml</exclude>
-    <propertyfile>../properties/unreach-call.prp</propertyfile>
-  </tasks>
-  <tasks><includesfile>x.set</includesfile></tasks>
-</benchmark>
-"#;
-        let def = dir.path().join("def.xml");
-        std::fs::write(&def, xml).unwrap();
-        let b = load_benchmark_xml(&def).unwrap();
-        assert_eq!(b.limits.cpu_time, std::time::Duration::from_secs(60));
-        assert_eq!(b.limits.hard_cpu_time, std::time::Duration::from_secs(90));
-        assert_eq!(b.limits.memory, Some(4_000_000_000));
-        assert_eq!(b.run_definitions.len(), 2);
-        assert_eq!(
-            b.run_definitions[0].args,
-            vec!["verify", "--give-up", "cpu-time=50s", "--analysis", "explicit"]
-        );
-        assert_eq!(
-            b.run_definitions[1].args,
-            vec!["run", "comb.yaml", "--give-up", "cpu-time=50s"]
-        );
-        let names: Vec<_> = b.run_definitions[0]
-            .tasks
-            .iter()
-            .map(|t| t.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, vec!["a.yml", "c.yml"]);
-
-        let bad = "<benchmark tool=\"baton\">\n  <rundefinition name=\"x\">\n    <option>1</option>\n  </rundefinition>\n</benchmark>\n";
-        std::fs::write(&def, bad).unwrap();
-        let e = load_benchmark_xml(&def).unwrap_err().to_string();
-        assert!(e.contains("def.xml:3:"), "{e}");
-        std::fs::write(&def, "<benchmark>\n<tasks>\n</benchmark>\n").unwrap();
-        let e = load_benchmark_xml(&def).unwrap_err().to_string();
-        assert!(e.contains("def.xml:3:"), "{e}");
     }
 }

@@ -18,19 +18,23 @@
 //! end at once (their process trees killed) and are not recorded, so a rerun performs them;
 //! the recorded results stay, and Baton exits with 128 + the signal.
 
+pub mod definition;
 pub mod inputs;
+pub mod plots;
 pub mod report;
 pub mod runner;
 pub mod table;
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
 
-pub use inputs::{load_benchmark_xml, parse_run_definition, tasks_from_manifest, tasks_from_set};
+pub use definition::load_benchmark_xml;
+pub use inputs::{parse_run_definition, tasks_from_manifest, tasks_from_set};
 pub use report::{Category, RunResult};
 pub use runner::{run_benchmark, BenchOptions, BenchOutcome};
-pub use table::{load_results, render_html, render_text};
+pub use table::{keep_common_tasks, load_results, render_html, render_text, scatter_pairs};
 
 /// Why a benchmark cannot be run or a result cannot be read or written.
 #[derive(Debug, Error)]
@@ -64,7 +68,8 @@ impl BenchError {
     }
 }
 
-/// A named configuration: the arguments after `baton` (the task path is appended).
+/// A named configuration: the arguments after `baton` (the task path is appended). From a
+/// benchmark definition it is BenchExec's run set: a `<rundefinition>` with its tasks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunDefinition {
     /// Name used in result files and tables (unique within a benchmark).
@@ -73,6 +78,43 @@ pub struct RunDefinition {
     pub args: Vec<String>,
     /// Task definitions (canonical paths) this run definition runs on.
     pub tasks: Vec<PathBuf>,
+    /// What the benchmark definition says about single tasks (absent: nothing).
+    pub settings: HashMap<PathBuf, TaskSettings>,
+}
+
+/// What a benchmark definition's `<tasks>` element adds to the runs of its tasks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// The `<tasks>` element's `<option>`s (after the run definition's); the per-task
+    /// variables (`${taskdef_name}`, `${inputfile_path}`, `${logfile_path}`, …) are
+    /// substituted when the run starts ([`definition::substitute_task_vars`]).
+    pub args: Vec<String>,
+    /// The property file the definition names for the task (`<propertyfile>`).
+    pub property_file: Option<PathBuf>,
+}
+
+impl RunDefinition {
+    /// A run definition with the same arguments for every task.
+    pub fn new(name: String, args: Vec<String>, tasks: Vec<PathBuf>) -> RunDefinition {
+        RunDefinition {
+            name,
+            args,
+            tasks,
+            settings: HashMap::new(),
+        }
+    }
+
+    /// The arguments of the run on `task` (its `<tasks>` options appended, variables
+    /// substituted); `log_dir` is where the run definition's logs go.
+    pub fn args_for(&self, task: &Path, log_dir: &Path) -> Vec<String> {
+        let mut args = self.args.clone();
+        if let Some(s) = self.settings.get(task) {
+            args.extend(s.args.iter().cloned());
+        }
+        args.iter()
+            .map(|a| definition::substitute_task_vars(a, task, log_dir))
+            .collect()
+    }
 }
 
 /// Limits of every run of a benchmark, BenchExec style.
@@ -84,6 +126,8 @@ pub struct BenchLimits {
     pub hard_cpu_time: Duration,
     /// Memory of the run's process tree in bytes (`memlimit`).
     pub memory: Option<u64>,
+    /// Wall time at which the run is killed (`walltimelimit`; default: see [`Self::wall_time`]).
+    pub wall_time: Option<Duration>,
     /// Cores per run (`cpuCores`); recorded in the results.
     pub cpu_cores: Option<u32>,
 }
@@ -95,25 +139,31 @@ impl Default for BenchLimits {
             cpu_time: Duration::from_secs(900),
             hard_cpu_time: Duration::from_secs(900),
             memory: None,
+            wall_time: None,
             cpu_cores: None,
         }
     }
 }
 
 impl BenchLimits {
-    /// The wall-time limit: twice the hard CPU limit plus 10 s.
+    /// The wall-time limit: `walltimelimit`, else twice the hard CPU limit plus 10 s.
     pub fn wall_time(&self) -> Duration {
-        self.hard_cpu_time * 2 + Duration::from_secs(10)
+        self.wall_time
+            .unwrap_or(self.hard_cpu_time * 2 + Duration::from_secs(10))
     }
 
     /// A text that identifies the limits (results are resumed only under equal limits).
     pub fn key(&self) -> String {
-        format!(
+        let mut key = format!(
             "cpu={}s hard={}s mem={}",
             self.cpu_time.as_secs_f64(),
             self.hard_cpu_time.as_secs_f64(),
             self.memory.map(|m| format!("{m}B")).unwrap_or_else(|| "-".into())
-        )
+        );
+        if let Some(w) = self.wall_time {
+            key.push_str(&format!(" wall={}s", w.as_secs_f64()));
+        }
+        key
     }
 }
 
@@ -189,12 +239,11 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
                 "run definition `{name}` given twice"
             )));
         }
-        bench.run_definitions.push(RunDefinition {
-            name,
-            args,
-            tasks: tasks.clone(),
-        });
+        bench
+            .run_definitions
+            .push(RunDefinition::new(name, args, tasks.clone()));
     }
+    skip_unsupported_tasks(&mut bench)?;
     if bench.run_definitions.is_empty() {
         return Err(BenchError::Invalid(
             "no run definitions: give --run NAME='ARGS' or a benchmark definition".into(),
@@ -218,6 +267,39 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
         bench.limits.memory = Some(parse_memory(m)?);
     }
     Ok(bench)
+}
+
+/// Drops the tasks Baton does not verify (no `unreach-call` property, read by content) from
+/// every run definition, as BenchExec skips tasks without the benchmark's property, with a
+/// warning naming each; other task errors stop the benchmark.
+fn skip_unsupported_tasks(bench: &mut Benchmark) -> Result<(), BenchError> {
+    let mut verdicts: HashMap<PathBuf, bool> = HashMap::new();
+    for rd in &mut bench.run_definitions {
+        for t in &rd.tasks {
+            if verdicts.contains_key(t) {
+                continue;
+            }
+            match crate::task::Task::load(t, Default::default()) {
+                Ok(_) => verdicts.insert(t.clone(), true),
+                Err(e @ crate::task::TaskError::Unsupported { .. }) => {
+                    bench.warnings.push(format!("task skipped: {e}"));
+                    verdicts.insert(t.clone(), false)
+                }
+                Err(e) => return Err(BenchError::Invalid(e.to_string())),
+            };
+        }
+        rd.tasks.retain(|t| verdicts.get(t).copied().unwrap_or(true));
+    }
+    Ok(())
+}
+
+/// Parses a benchmark or result XML file into a tree; errors name the file and line.
+pub(crate) fn parse_xml(text: &str, file: &str, root_name: &str) -> Result<crate::xml::Element, BenchError> {
+    crate::xml::parse(text, root_name).map_err(|e| BenchError::Malformed {
+        file: file.to_string(),
+        line: e.line,
+        message: e.message,
+    })
 }
 
 /// Parses a time limit (see [`crate::units::parse_duration`]).

@@ -66,6 +66,14 @@ pub struct RunResult {
     pub started: String,
     /// Log file, relative to the output directory.
     pub log: Option<String>,
+    /// The property file the run checked (BenchExec scores a run only with it).
+    #[serde(default)]
+    pub property_file: Option<String>,
+    /// The machine the run ran on and the Baton version that ran it (provenance).
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 impl RunResult {
@@ -128,6 +136,12 @@ pub fn benchexec_date(t: SystemTime) -> String {
     format!("{d} {h} UTC")
 }
 
+/// BenchExec's benchmark instance (`${benchmark_date}`), e.g. `2026-11-22_04-00-00`.
+pub fn benchexec_instance(t: SystemTime) -> String {
+    let (d, h) = utc_parts(t);
+    format!("{d}_{}", h.replace(':', "-"))
+}
+
 /// The first line of a `/proc` file field like `model name : …`.
 fn proc_field(file: &str, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(file).ok()?;
@@ -137,14 +151,22 @@ fn proc_field(file: &str, key: &str) -> Option<String> {
         .map(|(_, v)| v.trim().to_string())
 }
 
+/// A one-line `/proc` file, trimmed (empty if unreadable).
+fn read_proc(file: &str) -> String {
+    std::fs::read_to_string(file)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// This machine's host name.
+pub fn hostname() -> String {
+    read_proc("/proc/sys/kernel/hostname")
+}
+
 /// The `<systeminfo>` element BenchExec's result format requires.
 fn systeminfo() -> String {
-    let read = |f: &str| {
-        std::fs::read_to_string(f)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
-    let host = read("/proc/sys/kernel/hostname");
+    let read = read_proc;
+    let host = hostname();
     let os = format!(
         "{} {}",
         read("/proc/sys/kernel/ostype"),
@@ -180,7 +202,7 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
     out.push_str("<?xml version=\"1.0\" ?>\n");
     out.push_str("<!DOCTYPE result PUBLIC \"+//IDN sosy-lab.org//DTD BenchExec result 3.0//EN\" \"https://www.sosy-lab.org/benchexec/result-3.0.dtd\">\n");
     let mut attrs = format!(
-        "benchmarkname=\"{}\" name=\"{}\" date=\"{}\" starttime=\"{}\" generator=\"Baton {version}\" tool=\"Baton\" toolmodule=\"baton\" version=\"{version}\" options=\"{}\" timelimit=\"{}s\" hardtimelimit=\"{}s\"",
+        "benchmarkname=\"{}\" name=\"{}\" date=\"{}\" starttime=\"{}\" generator=\"Baton {version}\" tool=\"Baton\" toolmodule=\"benchexec.tools.baton\" version=\"{version}\" options=\"{}\" timelimit=\"{}s\" hardtimelimit=\"{}s\"",
         escape(header.benchmark),
         escape(format!("{}.{}", header.benchmark, rd.name).as_str()),
         benchexec_date(header.started),
@@ -191,6 +213,9 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
     );
     if let Some(m) = header.limits.memory {
         let _ = write!(attrs, " memlimit=\"{m}B\"");
+    }
+    if let Some(w) = header.limits.wall_time {
+        let _ = write!(attrs, " walltimelimit=\"{}s\"", w.as_secs_f64());
     }
     if let Some(c) = header.limits.cpu_cores {
         let _ = write!(attrs, " cpuCores=\"{c}\"");
@@ -207,9 +232,15 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
             Some(l) => format!(" logfile=\"{}\"", escape(l.as_str())),
             None => String::new(),
         };
+        // Without `propertyFile` table-generator looks the property up in the task definition,
+        // which fails for format-1.x definitions, and scores nothing.
+        let property = match &r.property_file {
+            Some(p) => format!(" propertyFile=\"{}\"", escape(p.as_str())),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  <run name=\"{}\" files=\"[{}]\" properties=\"unreach-call\"{expected}{log}>",
+            "  <run name=\"{}\" files=\"[{}]\" properties=\"unreach-call\"{property}{expected}{log}>",
             escape(r.task.as_str()),
             escape(r.task.as_str())
         );

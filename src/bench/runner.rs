@@ -54,6 +54,10 @@ struct Job {
     rundef: usize,
     task: PathBuf,
     expected: Option<bool>,
+    /// The property file of the run: the benchmark definition's, else the task's.
+    property_file: Option<PathBuf>,
+    /// The run's arguments as the run definition gives them (see [`RunDefinition::args_for`]).
+    args: Vec<String>,
 }
 
 /// Makes relative path arguments that exist (relative to the current directory) absolute,
@@ -107,11 +111,12 @@ const LOG_EXCERPT: u64 = 64 << 10;
 fn perform(
     job: &Job,
     rd: &RunDefinition,
-    args: &[String],
+    cwd: &Path,
     bench: &Benchmark,
     options: &BenchOptions,
 ) -> Option<RunResult> {
     let started = SystemTime::now();
+    let args = absolutize(&job.args, cwd);
     let mut argv: Vec<String> = vec![options.executable.display().to_string()];
     argv.extend(args.iter().cloned());
     argv.push(job.task.display().to_string());
@@ -127,7 +132,7 @@ fn perform(
     let task = job.task.display().to_string();
     let mut result = RunResult {
         run_definition: rd.name.clone(),
-        args: rd.args.clone(),
+        args: job.args.clone(),
         limits: bench.limits.key(),
         task: task.clone(),
         expected: job.expected,
@@ -141,6 +146,9 @@ fn perform(
         reason: None,
         started: report::iso_time(started),
         log: None,
+        property_file: job.property_file.as_ref().map(|p| p.display().to_string()),
+        host: Some(report::hostname()),
+        version: Some(env!("CARGO_PKG_VERSION").to_string()),
     };
     let rel_log = format!("logs/{}/{}", rd.name, log_name(&job.task));
     let mut log = format!("command: {}\n", argv.join(" "));
@@ -363,7 +371,16 @@ impl Recorder<'_> {
         Ok(())
     }
 
-    /// Rewrites the XML files of run definitions with new results, and the CSV.
+    /// The summary as BenchExec's `.txt` file has it: one line per run definition.
+    fn write_summary(&self) -> Result<(), BenchError> {
+        let rows: Vec<(String, Vec<&RunResult>)> = (0..self.results.len())
+            .map(|i| (self.bench.run_definitions[i].name.clone(), self.ordered(i)))
+            .collect();
+        let path = self.dir.join(format!("{}.results.txt", self.bench.name));
+        write_atomic(&path, &report::summary_text(&rows))
+    }
+
+    /// Rewrites the XML files of run definitions with new results, the CSV and the summary.
     fn flush(&mut self) -> Result<(), BenchError> {
         for i in 0..self.dirty.len() {
             if std::mem::take(&mut self.dirty[i]) {
@@ -371,6 +388,7 @@ impl Recorder<'_> {
             }
         }
         self.write_csv()?;
+        self.write_summary()?;
         self.last_write = std::time::Instant::now();
         Ok(())
     }
@@ -481,17 +499,18 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             )));
         }
     }
-    let mut expected: HashMap<PathBuf, Option<bool>> = HashMap::new();
+    let mut loaded: HashMap<PathBuf, Task> = HashMap::new();
     for rd in &bench.run_definitions {
         for t in &rd.tasks {
-            if !expected.contains_key(t) {
+            if !loaded.contains_key(t) {
                 let task =
                     Task::load(t, Default::default()).map_err(|e| BenchError::Invalid(e.to_string()))?;
-                expected.insert(t.clone(), task.expected);
+                loaded.insert(t.clone(), task);
             }
         }
     }
     let dir = &options.output_dir;
+    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &dir.join("logs").join(&rd.name));
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
     let jsonl_path = dir.join(RESULTS_JSONL);
     let (earlier, torn) = read_jsonl(&jsonl_path)?;
@@ -508,13 +527,11 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     };
     let key = bench.limits.key();
     for r in earlier {
-        if let Some(i) = bench
-            .run_definitions
-            .iter()
-            .position(|rd| rd.name == r.run_definition && rd.args == r.args)
-        {
-            let task = PathBuf::from(&r.task);
-            if r.limits == key && bench.run_definitions[i].tasks.contains(&task) {
+        let task = PathBuf::from(&r.task);
+        if let Some(i) = bench.run_definitions.iter().position(|rd| {
+            rd.name == r.run_definition && rd.tasks.contains(&task) && args_for(rd, &task) == r.args
+        }) {
+            if r.limits == key {
                 recorder.results[i].insert(task, r);
             }
         }
@@ -524,21 +541,23 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     for (i, rd) in bench.run_definitions.iter().enumerate() {
         for t in &rd.tasks {
             if !recorder.results[i].contains_key(t) {
+                let task = loaded.get(t);
                 queue.push_back(Job {
                     rundef: i,
                     task: t.clone(),
-                    expected: expected.get(t).copied().flatten(),
+                    expected: task.and_then(|x| x.expected),
+                    property_file: rd
+                        .settings
+                        .get(t)
+                        .and_then(|s| s.property_file.clone())
+                        .or_else(|| task.and_then(|x| x.property_file.clone())),
+                    args: args_for(rd, t),
                 });
             }
         }
     }
     let planned = queue.len();
     let cwd = std::env::current_dir().map_err(|e| BenchError::io(".", "no current directory", e))?;
-    let args: Vec<Vec<String>> = bench
-        .run_definitions
-        .iter()
-        .map(|rd| absolutize(&rd.args, &cwd))
-        .collect();
     recorder.flush()?;
 
     let mut progress = Progress::new(planned);
@@ -550,7 +569,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         for _ in 0..options.jobs.max(1).min(planned.max(1)) {
             let tx = tx.clone();
             let queue = &queue;
-            let args = &args;
+            let cwd = &cwd;
             s.spawn(move || loop {
                 let job = match queue.lock() {
                     Ok(mut q) if lifecycle::stop_requested().is_none() => q.pop_front(),
@@ -558,7 +577,7 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
                 };
                 let Some(job) = job else { break };
                 let rd = &bench.run_definitions[job.rundef];
-                let Some(result) = perform(&job, rd, &args[job.rundef], bench, options) else {
+                let Some(result) = perform(&job, rd, cwd, bench, options) else {
                     break;
                 };
                 if tx.send((job.rundef, result)).is_err() {
@@ -671,6 +690,9 @@ mod tests {
             reason: None,
             started: String::new(),
             log: None,
+            property_file: None,
+            host: None,
+            version: None,
         };
         judge(
             &mut r,

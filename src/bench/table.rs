@@ -1,14 +1,18 @@
 //! Comparing run definitions over the same tasks: a text table and a self-contained HTML report
 //! (results table, SV-COMP scores, quantile plot and scatter plot as inline SVG).
 
-use super::inputs::parse_xml;
+use super::parse_xml;
 use super::report::{self, parse_verdict, Category, Counts, RunResult};
 use super::runner::{read_jsonl, RESULTS_JSONL};
-use super::BenchError;
+use super::{plots, BenchError};
+use crate::xml::Element;
 use quick_xml::escape::escape;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
+
+/// Facts about where results come from (name, value), e.g. `("host", "node1")`.
+pub type Provenance = Vec<(String, String)>;
 
 /// One column of a comparison: a run definition's results.
 #[derive(Debug, Clone)]
@@ -16,10 +20,86 @@ pub struct Column {
     /// Run definition name (prefixed by its source when names repeat).
     pub label: String,
     pub results: Vec<RunResult>,
+    /// Where the results come from: limits, host, versions, options, date (name, value).
+    pub provenance: Provenance,
+}
+
+/// Reads a result file whole, decompressing `.bz2` and `.gz` (BenchExec writes `.xml.bz2`).
+fn read_maybe_compressed(path: &Path) -> Result<String, BenchError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| BenchError::io(path, "cannot read result file", e))?;
+    let limit = crate::input_file::MAX_DEFINITION_BYTES * 16;
+    let mut reader: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
+        Some("bz2") => Box::new(bzip2::read::BzDecoder::new(file)),
+        Some("gz") => Box::new(flate2::read::GzDecoder::new(file)),
+        _ => Box::new(file),
+    };
+    let mut bytes = Vec::new();
+    (&mut reader)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| BenchError::io(path, "cannot read (or decompress) result file", e))?;
+    if bytes.len() as u64 > limit {
+        return Err(BenchError::Invalid(format!(
+            "{}: larger than {limit} bytes",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| BenchError::Invalid(format!("{}: not UTF-8: {e}", path.display())))
+}
+
+/// Whether a path names a result XML file (`.xml`, `.xml.bz2`, `.xml.gz`).
+fn is_result_xml(path: &Path) -> bool {
+    let name = path.to_string_lossy();
+    [".xml", ".xml.bz2", ".xml.gz"].iter().any(|e| name.ends_with(e))
+}
+
+/// A task path of a result file made comparable across files: relative names (BenchExec's)
+/// resolved against the result file's folder, then canonical where the file exists.
+fn resolve_task(name: &str, base: &Path) -> String {
+    let p = base.join(name);
+    match p.canonicalize() {
+        Ok(c) => c.display().to_string(),
+        Err(_) => {
+            // Lexical normalisation of `.` and `..` for tasks that are not on this machine.
+            let mut out = PathBuf::new();
+            for c in p.components() {
+                match c {
+                    Component::ParentDir if out.file_name().is_some() => {
+                        out.pop();
+                    }
+                    Component::CurDir => {}
+                    c => out.push(c),
+                }
+            }
+            out.display().to_string()
+        }
+    }
+}
+
+/// Provenance of results from `results.jsonl`: the first run's host, version, options,
+/// limits and start.
+fn provenance_of_results(results: &[RunResult]) -> Provenance {
+    let mut out = Vec::new();
+    let Some(first) = results.iter().min_by(|a, b| a.started.cmp(&b.started)) else {
+        return out;
+    };
+    out.push(("date".into(), first.started.clone()));
+    if let Some(h) = &first.host {
+        out.push(("host".into(), h.clone()));
+    }
+    if let Some(v) = &first.version {
+        out.push(("tool".into(), format!("Baton {v}")));
+    }
+    out.push(("options".into(), first.args.join(" ")));
+    out.push(("limits".into(), first.limits.clone()));
+    out
 }
 
 /// Reads results from output directories (their `results.jsonl`), `.jsonl` files or BenchExec
-/// result XML files; one column per run definition and source.
+/// result XML files (`.xml`, `.xml.bz2`, `.xml.gz`); one column per run definition and source.
+/// Tasks are joined by their resolved path, so BenchExec's and Baton's results of a task share
+/// a row.
 pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchError> {
     let mut columns: Vec<(String, Column)> = Vec::new();
     for source in sources {
@@ -28,7 +108,7 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| source.display().to_string());
-        let results = if source.is_dir() {
+        let (results, provenance) = if source.is_dir() {
             let path = source.join(RESULTS_JSONL);
             if !path.is_file() {
                 return Err(BenchError::Invalid(format!(
@@ -36,11 +116,12 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
                     source.display()
                 )));
             }
-            read_jsonl(&path)?.0
-        } else if source.extension().is_some_and(|e| e == "xml") {
-            read_result_xml(source)?
+            (read_jsonl(&path)?.0, None)
+        } else if is_result_xml(source) {
+            let (results, provenance) = read_result_xml(source)?;
+            (results, Some(provenance))
         } else if source.is_file() {
-            read_jsonl(source)?.0
+            (read_jsonl(source)?.0, None)
         } else {
             return Err(BenchError::Invalid(format!(
                 "{}: no such file or directory",
@@ -64,7 +145,17 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
             }
         }
         for (name, results) in per_rd {
-            columns.push((origin.clone(), Column { label: name, results }));
+            let provenance = provenance
+                .clone()
+                .unwrap_or_else(|| provenance_of_results(&results));
+            columns.push((
+                origin.clone(),
+                Column {
+                    label: name,
+                    results,
+                    provenance,
+                },
+            ));
         }
     }
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -82,12 +173,57 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
         .collect())
 }
 
-/// Reads a BenchExec result XML (ours or BenchExec's own).
-fn read_result_xml(path: &Path) -> Result<Vec<RunResult>, BenchError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| BenchError::io(path, "cannot read result file", e))?;
+/// Keeps only the tasks every column has (`--common`).
+pub fn keep_common_tasks(columns: &mut [Column]) {
+    let common: std::collections::HashSet<String> = all_tasks(columns)
+        .into_iter()
+        .filter(|t| columns.iter().all(|c| c.results.iter().any(|r| &r.task == t)))
+        .collect();
+    for c in columns {
+        c.results.retain(|r| common.contains(&r.task));
+    }
+}
+
+/// The provenance in a result XML's `<result>` and `<systeminfo>`.
+fn provenance_of_xml(root: &Element) -> Provenance {
+    let mut out = Vec::new();
+    let mut put = |k: &str, v: Option<&str>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            out.push((k.to_string(), v.to_string()));
+        }
+    };
+    put("date", root.attr("date"));
+    let sys = root.children_named("systeminfo").next();
+    put("host", sys.and_then(|s| s.attr("hostname")));
+    let cpu = sys.and_then(|s| s.children_named("cpu").next());
+    put("cpu", cpu.and_then(|c| c.attr("model")));
+    let tool = match (root.attr("tool"), root.attr("version")) {
+        (Some(t), Some(v)) => Some(format!("{t} {v}")),
+        (t, _) => t.map(str::to_string),
+    };
+    put("tool", tool.as_deref());
+    put("generator", root.attr("generator"));
+    put("options", root.attr("options"));
+    let limits: Vec<String> = [
+        "timelimit",
+        "hardtimelimit",
+        "walltimelimit",
+        "memlimit",
+        "cpuCores",
+    ]
+    .iter()
+    .filter_map(|k| root.attr(k).map(|v| format!("{k}={v}")))
+    .collect();
+    put("limits", Some(limits.join(" ").as_str()));
+    out
+}
+
+/// Reads a BenchExec result XML (ours or BenchExec's own, maybe compressed) and its provenance.
+fn read_result_xml(path: &Path) -> Result<(Vec<RunResult>, Provenance), BenchError> {
+    let text = read_maybe_compressed(path)?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "result")?;
+    let base = path.parent().unwrap_or(Path::new("."));
     let rd_name = root
         .attr("name")
         .or(root.attr("benchmarkname"))
@@ -137,7 +273,7 @@ fn read_result_xml(path: &Path) -> Result<Vec<RunResult>, BenchError> {
             run_definition: rd_name.clone(),
             args: Vec::new(),
             limits: String::new(),
-            task: task.to_string(),
+            task: resolve_task(task, base),
             expected,
             verdict: verdict.benchexec().to_string(),
             status,
@@ -149,9 +285,12 @@ fn read_result_xml(path: &Path) -> Result<Vec<RunResult>, BenchError> {
             reason: None,
             started: col("starttime").unwrap_or("").to_string(),
             log: run.attr("logfile").map(str::to_string),
+            property_file: run.attr("propertyFile").map(|p| resolve_task(p, base)),
+            host: None,
+            version: None,
         });
     }
-    Ok(out)
+    Ok((out, provenance_of_xml(&root)))
 }
 
 /// Tasks of all columns, in order of first appearance.
@@ -226,211 +365,97 @@ pub fn render_text(columns: &[Column]) -> String {
     out
 }
 
-const COLORS: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-];
-
-/// A logarithmic axis from `lo` to `hi` seconds onto `[p0, p1]` pixels.
-struct LogAxis {
-    lo: f64,
-    hi: f64,
-    p0: f64,
-    p1: f64,
-}
-
-impl LogAxis {
-    /// An axis covering `values` (at least 0.01 s, at least one decade).
-    fn covering(values: impl Iterator<Item = f64>, p0: f64, p1: f64) -> LogAxis {
-        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-        for v in values {
-            let v = v.max(0.01);
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-        if !lo.is_finite() {
-            lo = 0.01;
-            hi = 1.0;
-        }
-        let lo = 10f64.powf(lo.log10().floor());
-        let hi = 10f64.powf(hi.log10().ceil()).max(lo * 10.0);
-        LogAxis { lo, hi, p0, p1 }
-    }
-
-    fn pos(&self, v: f64) -> f64 {
-        let f = (v.max(self.lo).log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10());
-        self.p0 + f * (self.p1 - self.p0)
-    }
-
-    /// Decade ticks with labels.
-    fn ticks(&self) -> Vec<(f64, String)> {
-        let mut out = Vec::new();
-        let mut e = self.lo.log10().round() as i32;
-        while 10f64.powi(e) <= self.hi * 1.0001 {
-            let v = 10f64.powi(e);
-            let label = if e >= 0 { format!("{v:.0}") } else { format!("{v}") };
-            out.push((v, label));
-            e += 1;
-        }
-        out
-    }
-}
-
-/// Quantile plot: per column, the CPU times of its correct results sorted; x = n-th result.
-fn quantile_svg(columns: &[Column]) -> String {
-    let (w, h, left, bottom, top, right) = (640.0, 400.0, 60.0, 350.0, 20.0, 620.0);
-    let series: Vec<Vec<f64>> = columns
-        .iter()
-        .map(|c| {
-            let mut v: Vec<f64> = c
-                .results
-                .iter()
-                .filter(|r| r.category == Category::Correct)
-                .map(|r| r.cpu_time_s)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v
+/// The scatter plots to draw: the chosen pairs of column labels (`--scatter A,B`), checked
+/// against the columns; without a choice the first two columns.
+pub fn scatter_pairs(columns: &[Column], chosen: &[String]) -> Result<Vec<(usize, usize)>, BenchError> {
+    let find = |label: &str| {
+        columns.iter().position(|c| c.label == label).ok_or_else(|| {
+            let known: Vec<&str> = columns.iter().map(|c| c.label.as_str()).collect();
+            BenchError::Invalid(format!(
+                "--scatter: no column `{label}` (columns: {})",
+                known.join(", ")
+            ))
         })
-        .collect();
-    let n_max = series.iter().map(Vec::len).max().unwrap_or(0).max(1);
-    let y = LogAxis::covering(series.iter().flatten().copied(), bottom, top);
-    let x = |i: usize| left + (right - left) * i as f64 / n_max as f64;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-size=\"11\">\n"
-    );
-    let _ = writeln!(
-        svg,
-        "<rect x=\"{left}\" y=\"{top}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>",
-        right - left,
-        bottom - top
-    );
-    for (v, label) in y.ticks() {
-        let py = y.pos(v);
-        let _ = writeln!(svg, "<line x1=\"{left}\" x2=\"{right}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", left - 4.0, py + 4.0);
+    };
+    let mut pairs = Vec::new();
+    for text in chosen {
+        let Some((a, b)) = text.split_once(',') else {
+            return Err(BenchError::Invalid(format!(
+                "--scatter `{text}`: expected X,Y (two column labels)"
+            )));
+        };
+        pairs.push((find(a.trim())?, find(b.trim())?));
     }
-    let step = (n_max / 10).max(1);
-    for i in (0..=n_max).step_by(step) {
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{i}</text>",
-            x(i),
-            bottom + 15.0
-        );
+    if chosen.is_empty() && columns.len() >= 2 {
+        pairs.push((0, 1));
     }
-    let _ = writeln!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n-th fastest correct result</text><text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">CPU time (s)</text>", (left + right) / 2.0, h - 8.0, (top + bottom) / 2.0, (top + bottom) / 2.0);
-    for (k, (c, s)) in columns.iter().zip(&series).enumerate() {
-        let color = COLORS[k % COLORS.len()];
-        let points: Vec<String> = s
-            .iter()
-            .enumerate()
-            .map(|(i, v)| format!("{:.1},{:.1}", x(i + 1), y.pos(*v)))
-            .collect();
-        for p in &points {
-            if let Some((px, py)) = p.split_once(',') {
-                let _ = writeln!(
-                    svg,
-                    "<circle cx=\"{px}\" cy=\"{py}\" r=\"2.5\" fill=\"{color}\"/>"
-                );
+    Ok(pairs)
+}
+
+/// The provenance block: one column per run set, one row per kind of fact.
+fn provenance_html(columns: &[Column]) -> String {
+    let mut keys: Vec<&str> = Vec::new();
+    for c in columns {
+        for (k, _) in &c.provenance {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
             }
         }
-        if !points.is_empty() {
-            let _ = writeln!(
-                svg,
-                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
-                points.join(" ")
-            );
+    }
+    let mut h = String::from("<section id=\"provenance\">\n<h2>Provenance</h2>\n<table><tr><th></th>");
+    for c in columns {
+        let _ = write!(h, "<th>{}</th>", escape(c.label.as_str()));
+    }
+    h.push_str("</tr>\n");
+    for k in keys {
+        let _ = write!(h, "<tr><th>{}</th>", escape(k));
+        for c in columns {
+            let v = c
+                .provenance
+                .iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or("");
+            let _ = write!(h, "<td>{}</td>", escape(v));
         }
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" fill=\"{color}\">{} ({})</text>",
-            left + 8.0,
-            top + 14.0 * (k as f64 + 1.0),
-            escape(c.label.as_str()),
-            s.len()
-        );
-    }
-    svg.push_str("</svg>\n");
-    svg
-}
-
-/// Scatter plot of CPU times of two columns over their common tasks (log–log, diagonal).
-fn scatter_svg(a: &Column, b: &Column) -> String {
-    let (size, margin) = (420.0, 60.0);
-    let end = size - 20.0;
-    let bmap: HashMap<&str, &RunResult> = b.results.iter().map(|r| (r.task.as_str(), r)).collect();
-    let pairs: Vec<(&RunResult, &RunResult)> = a
-        .results
-        .iter()
-        .filter_map(|ra| bmap.get(ra.task.as_str()).map(|rb| (ra, *rb)))
-        .collect();
-    let values = pairs.iter().flat_map(|(x, y)| [x.cpu_time_s, y.cpu_time_s]);
-    let xa = LogAxis::covering(values.clone(), margin, end);
-    let ya = LogAxis::covering(values, size - margin + 20.0 - 20.0, 20.0);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" font-size=\"11\">\n"
-    );
-    let bottom = ya.p0;
-    let _ = writeln!(
-        svg,
-        "<rect x=\"{margin}\" y=\"20\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>",
-        end - margin,
-        bottom - 20.0
-    );
-    for (v, label) in xa.ticks() {
-        let px = xa.pos(v);
-        let py = ya.pos(v);
-        let _ = writeln!(svg, "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"20\" y2=\"{bottom}\" stroke=\"#eee\"/><text x=\"{px:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>", bottom + 15.0);
-        let _ = writeln!(svg, "<line x1=\"{margin}\" x2=\"{end}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#eee\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", margin - 4.0, py + 4.0);
-    }
-    let _ = writeln!(svg, "<line x1=\"{margin}\" y1=\"{bottom}\" x2=\"{end}\" y2=\"20\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>");
-    for (ra, rb) in &pairs {
-        let both = ra.category == Category::Correct && rb.category == Category::Correct;
-        let wrong = ra.category == Category::Wrong || rb.category == Category::Wrong;
-        let color = if wrong {
-            "#d62728"
-        } else if both {
-            "#1f77b4"
-        } else {
-            "#aaa"
-        };
-        let _ = writeln!(
-            svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"><title>{}</title></circle>",
-            xa.pos(ra.cpu_time_s),
-            ya.pos(rb.cpu_time_s),
-            escape(ra.task_short().as_str())
-        );
+        h.push_str("</tr>\n");
     }
     let _ = writeln!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} CPU time (s)</text>",
-        (margin + end) / 2.0,
-        size - 8.0,
-        escape(a.label.as_str())
+        h,
+        "</table>\n<p>Report written by Baton {} on {} at {}.</p>\n</section>",
+        env!("CARGO_PKG_VERSION"),
+        escape(report::hostname().as_str()),
+        report::benchexec_date(std::time::SystemTime::now())
     );
-    let _ = writeln!(svg, "<text x=\"14\" y=\"{m}\" transform=\"rotate(-90 14 {m})\" text-anchor=\"middle\">{} CPU time (s)</text>", escape(b.label.as_str()), m = (20.0 + bottom) / 2.0);
-    svg.push_str("</svg>\n");
-    svg
+    h
 }
 
-/// The self-contained HTML report: scores, results table, quantile plot and (with at least two
-/// columns) a scatter plot of the first two.
-pub fn render_html(columns: &[Column]) -> String {
-    let mut h = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Baton results</title>\n<style>\nbody{font-family:sans-serif;margin:1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}td.num{text-align:right}.correct{background:#d9f2d9}.wrong{background:#f4a6a6;font-weight:bold}.unknown{background:#eee}.error{background:#fde7c7}.missing{background:#e6e6fa}\n</style></head><body>\n<h1>Baton results</h1>\n<h2>Summary</h2>\n<table><tr><th>run definition</th><th>runs</th><th>correct true</th><th>correct false</th><th>wrong true</th><th>wrong false</th><th>unknown</th><th>errors</th><th>SV-COMP score</th><th>CPU time (s)</th></tr>\n");
+/// The self-contained HTML report: provenance, scores, quantile and score-based quantile plots,
+/// a scatter plot per chosen pair ([`scatter_pairs`]) and the results table.
+pub fn render_html(columns: &[Column], pairs: &[(usize, usize)]) -> String {
+    let mut h = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Baton results</title>\n<style>\nbody{font-family:sans-serif;margin:1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}td.num{text-align:right}.correct{background:#d9f2d9}.wrong{background:#f4a6a6;font-weight:bold}.unknown{background:#eee}.error{background:#fde7c7}.missing{background:#e6e6fa}\n</style></head><body>\n<h1>Baton results</h1>\n");
+    h.push_str(&provenance_html(columns));
+    h.push_str("<h2>Summary</h2>\n<table><tr><th>run definition</th><th>runs</th><th>correct true</th><th>correct false</th><th>wrong true</th><th>wrong false</th><th>unknown</th><th>errors</th><th>SV-COMP score</th><th>CPU time (s)</th></tr>\n");
     for c in columns {
         let k = Counts::of(&c.results);
         let _ = writeln!(h, "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\"><b>{}</b></td><td class=\"num\">{:.1}</td></tr>",
             escape(c.label.as_str()), c.results.len(), k.correct_true, k.correct_false, k.wrong_true, k.wrong_false, k.unknown, k.error, k.score, k.cpu_time_s);
     }
     h.push_str("</table>\n<h2>Quantile plot</h2>\n");
-    h.push_str(&quantile_svg(columns));
-    if columns.len() >= 2 {
+    h.push_str(&plots::quantile_svg(columns));
+    h.push_str("<h2>Score-based quantile plot</h2>\n");
+    h.push_str(&plots::score_quantile_svg(columns));
+    for (n, &(a, b)) in pairs.iter().enumerate() {
+        let (Some(ca), Some(cb)) = (columns.get(a), columns.get(b)) else {
+            continue;
+        };
         let _ = writeln!(
             h,
             "<h2>Scatter plot: {} vs. {}</h2>",
-            escape(columns[0].label.as_str()),
-            escape(columns[1].label.as_str())
+            escape(ca.label.as_str()),
+            escape(cb.label.as_str())
         );
-        h.push_str(&scatter_svg(&columns[0], &columns[1]));
+        h.push_str(&plots::scatter_svg(ca, cb, &format!("scatter-{}", n + 1)));
     }
     h.push_str("<h2>Results</h2>\n<table><tr><th>task</th><th>expected</th>");
     for c in columns {
@@ -469,17 +494,4 @@ pub fn render_html(columns: &[Column]) -> String {
     }
     h.push_str("</table>\n</body></html>\n");
     h
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_axis_maps_decades() {
-        let a = LogAxis::covering([0.05, 3.0].into_iter(), 0.0, 100.0);
-        assert_eq!((a.lo, a.hi), (0.01, 10.0));
-        assert!((a.pos(0.1) - 100.0 / 3.0).abs() < 1e-6);
-        assert_eq!(a.ticks().len(), 4);
-    }
 }
