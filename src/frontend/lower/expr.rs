@@ -1,0 +1,565 @@
+//! Lowering of expressions into pure `Expr`s, hoisting side effects into edges.
+
+use super::*;
+
+impl Lowerer<'_> {
+    /// Lowers an expression whose value is needed.
+    pub(super) fn rvalue(&mut self, e: &Node<Expression>) -> Result<Val> {
+        match self.expr(e, true)? {
+            Some(v) => Ok(v),
+            None => Err(self.malformed(e.span.start, "void value used")),
+        }
+    }
+
+    /// The variable an lvalue designates.
+    pub(super) fn lvalue(&mut self, e: &Node<Expression>) -> Result<(VarId, CType)> {
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Sym::Var(v, t)) => {
+                    let (v, t) = (*v, t.clone());
+                    self.check_extern(v, e.span.start)?;
+                    Ok((v, t))
+                }
+                Some(Sym::Unmodelled(what)) => Err(self.unsupported(e.span.start, what.clone())),
+                Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
+                None => {
+                    Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name)))
+                }
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                Err(self.unsupported(e.span.start, "pointer dereference (*)"))
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                Err(self.unsupported(e.span.start, "array subscript"))
+            }
+            Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
+            _ => Err(self.malformed(e.span.start, "expression is not assignable")),
+        }
+    }
+
+    pub(super) fn check_extern(&self, v: VarId, offset: usize) -> Result<()> {
+        if self.extern_only.contains(&v) {
+            return Err(self.unsupported(offset, "extern variable without definition"));
+        }
+        Ok(())
+    }
+
+    /// Lowers an expression; `used` says whether its value is needed (statement context
+    /// avoids temporaries). `None` for void expressions.
+    pub(super) fn expr(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
+        self.nested(e.span.start, |l| l.expr_node(e, used))
+    }
+
+    pub(super) fn expr_node(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
+        let at = e.span.start;
+        let int = |e: Expr| Ok(Some(Val { e, ptr: false }));
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name).cloned() {
+                Some(Sym::Var(v, t)) => {
+                    self.check_extern(v, at)?;
+                    let ty = self.value_type(&t, at)?;
+                    Ok(Some(Val {
+                        e: Expr::var(v, ty),
+                        ptr: t == CType::Ptr,
+                    }))
+                }
+                Some(Sym::Const(c)) => int(Expr::int(c)),
+                Some(Sym::Func) => Err(self.unsupported(at, "function pointer (function used as a value)")),
+                Some(Sym::Unmodelled(what)) => Err(self.unsupported(at, what)),
+                Some(Sym::Typedef(_)) => Err(self.malformed(at, "type name used as a value")),
+                None => Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name))),
+            },
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => match integer_constant(i, self.model) {
+                    Some((v, t)) => int(Expr::constant(v, t)),
+                    None => Err(self.unsupported(at, "integer constant too large")),
+                },
+                Constant::Float(_) => Err(self.unsupported(at, "floating-point constant")),
+                Constant::Character(s) => match character_constant(s) {
+                    Some(v) => int(Expr::int(v)),
+                    None => Err(self.unsupported(at, format!("character constant {s}"))),
+                },
+            },
+            Expression::StringLiteral(_) => Err(self.unsupported(at, "string literal")),
+            Expression::GenericSelection(_) => Err(self.unsupported(at, "_Generic")),
+            Expression::Member(_) => Err(self.unsupported(at, "struct/union member access")),
+            Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
+            Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),
+            Expression::SizeOfTy(t) => {
+                let ct = self.type_name(&t.node.0)?;
+                let size = self.size_of(&ct, at)?;
+                int(Expr::constant(size, self.model.ulong()))
+            }
+            Expression::SizeOfVal(x) => {
+                let ct = self.type_of(&x.node.0)?;
+                let size = self.size_of(&ct, at)?;
+                int(Expr::constant(size, self.model.ulong()))
+            }
+            Expression::AlignOf(t) => {
+                let ct = self.type_name(&t.node.0)?;
+                let size = self.size_of(&ct, at)?;
+                int(Expr::constant(size, self.model.ulong()))
+            }
+            Expression::UnaryOperator(u) => self.unary(u, used, at),
+            Expression::Cast(c) => {
+                let ct = self.type_name(&c.node.type_name)?;
+                match ct {
+                    CType::Void => {
+                        self.expr(&c.node.expression, false)?;
+                        Ok(None)
+                    }
+                    CType::Int(t) => {
+                        let v = self.rvalue(&c.node.expression)?;
+                        int(v.e.cast(t))
+                    }
+                    CType::Ptr => {
+                        let v = self.rvalue(&c.node.expression)?;
+                        Ok(Some(Val {
+                            e: v.e.cast(self.model.pointer()),
+                            ptr: true,
+                        }))
+                    }
+                    CType::Unsupported(s) => Err(self.unsupported(at, s)),
+                }
+            }
+            Expression::BinaryOperator(b) => self.binary(b, used, at),
+            Expression::Conditional(c) if self.fs.is_none() => self.constant_conditional(c),
+            Expression::Conditional(c) => {
+                let lt = self.new_loc()?;
+                let le = self.new_loc()?;
+                self.cond(&c.node.condition, lt, le)?;
+                self.set_cur(Some(lt))?;
+                let v1 = self.expr(&c.node.then_expression, used)?;
+                let end1 = self.cur()?;
+                self.set_cur(Some(le))?;
+                let v2 = self.expr(&c.node.else_expression, used)?;
+                let end2 = self.cur()?;
+                let join = self.new_loc()?;
+                let result = match (used, v1, v2) {
+                    (true, Some(a), Some(b)) => {
+                        let (ty, ptr) = if a.ptr || b.ptr {
+                            (self.model.pointer(), true)
+                        } else {
+                            (IntType::common(a.e.ty, b.e.ty), false)
+                        };
+                        let t = self.temp(ty)?;
+                        self.edge_from(
+                            end1,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: a.e.cast(ty),
+                            },
+                            join,
+                        );
+                        self.edge_from(
+                            end2,
+                            Operation::Assign {
+                                lhs: t,
+                                rhs: b.e.cast(ty),
+                            },
+                            join,
+                        );
+                        Some(Val {
+                            e: Expr::var(t, ty),
+                            ptr,
+                        })
+                    }
+                    _ => {
+                        self.edge_from(end1, Operation::Skip, join);
+                        self.edge_from(end2, Operation::Skip, join);
+                        None
+                    }
+                };
+                self.set_cur(Some(join))?;
+                if used && result.is_none() {
+                    return Err(self.malformed(at, "void value used"));
+                }
+                Ok(result)
+            }
+            Expression::Comma(es) => {
+                let Some((last, init)) = es.split_last() else {
+                    return Err(self.malformed(at, "empty comma expression"));
+                };
+                for x in init {
+                    self.expr(x, false)?;
+                }
+                self.expr(last, used)
+            }
+            Expression::OffsetOf(_) => Err(self.unsupported(at, "offsetof")),
+            Expression::VaArg(_) => Err(self.unsupported(at, "variadic arguments (va_arg)")),
+            Expression::Statement(_) => Err(self.unsupported(at, "statement expression")),
+        }
+    }
+
+    /// `c ? a : b` in a constant expression (outside functions, as in glibc's `<ctype.h>`):
+    /// the value of the operand `c` chooses, in the common type of both.
+    pub(super) fn constant_conditional(
+        &mut self,
+        c: &Node<lang_c::ast::ConditionalExpression>,
+    ) -> Result<Option<Val>> {
+        let chosen = self.const_eval(&c.node.condition)? != 0;
+        let a = self.rvalue(&c.node.then_expression)?;
+        let b = self.rvalue(&c.node.else_expression)?;
+        if a.ptr || b.ptr {
+            return Err(self.unsupported(c.span.start, "non-constant initializer"));
+        }
+        let ty = IntType::common(a.e.ty, b.e.ty);
+        let v = if chosen { a } else { b };
+        Ok(Some(Val {
+            e: v.e.cast(ty),
+            ptr: false,
+        }))
+    }
+
+    pub(super) fn size_of(&self, t: &CType, at: usize) -> Result<i128> {
+        Ok(match t {
+            CType::Void => 1,
+            CType::Int(i) => i128::from(i.size_bytes()),
+            CType::Ptr => i128::from(self.model.pointer().size_bytes()),
+            CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
+        })
+    }
+
+    /// The C type of an expression without evaluating it (for `sizeof expr`).
+    pub(super) fn type_of(&mut self, e: &Node<Expression>) -> Result<CType> {
+        let at = e.span.start;
+        Ok(match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Sym::Var(_, t)) => t.clone(),
+                Some(Sym::Const(_)) => CType::Int(IntType::INT),
+                Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what.clone())),
+                _ => return Err(self.unsupported(at, "sizeof of this expression")),
+            },
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => match integer_constant(i, self.model) {
+                    Some((_, t)) => CType::Int(t),
+                    None => return Err(self.unsupported(at, "integer constant too large")),
+                },
+                Constant::Character(_) => CType::Int(IntType::INT),
+                Constant::Float(_) => return Err(self.unsupported(at, "floating-point constant")),
+            },
+            Expression::Cast(c) => self.type_name(&c.node.type_name)?,
+            Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => {
+                CType::Int(self.model.ulong())
+            }
+            Expression::UnaryOperator(u) => match u.node.operator.node {
+                UnaryOperator::Negate => CType::Int(IntType::INT),
+                UnaryOperator::Address => CType::Ptr,
+                UnaryOperator::Indirection => return Err(self.unsupported(at, "pointer dereference (*)")),
+                UnaryOperator::Plus | UnaryOperator::Minus | UnaryOperator::Complement => {
+                    match self.type_of(&u.node.operand)? {
+                        CType::Int(t) => CType::Int(t.promoted()),
+                        t => t,
+                    }
+                }
+                _ => self.type_of(&u.node.operand)?,
+            },
+            Expression::BinaryOperator(b) => {
+                use BinaryOperator as B;
+                match b.node.operator.node {
+                    B::Less
+                    | B::Greater
+                    | B::LessOrEqual
+                    | B::GreaterOrEqual
+                    | B::Equals
+                    | B::NotEquals
+                    | B::LogicalAnd
+                    | B::LogicalOr => CType::Int(IntType::INT),
+                    B::Index => return Err(self.unsupported(at, "array subscript")),
+                    B::ShiftLeft | B::ShiftRight => match self.type_of(&b.node.lhs)? {
+                        CType::Int(t) => CType::Int(t.promoted()),
+                        t => t,
+                    },
+                    B::Multiply
+                    | B::Divide
+                    | B::Modulo
+                    | B::Plus
+                    | B::Minus
+                    | B::BitwiseAnd
+                    | B::BitwiseXor
+                    | B::BitwiseOr => {
+                        let l = self.type_of(&b.node.lhs)?;
+                        let r = self.type_of(&b.node.rhs)?;
+                        match (l, r) {
+                            (CType::Int(a), CType::Int(b)) => CType::Int(IntType::common(a, b)),
+                            _ => CType::Ptr,
+                        }
+                    }
+                    _ => self.type_of(&b.node.lhs)?,
+                }
+            }
+            Expression::Conditional(c) => {
+                let l = self.type_of(&c.node.then_expression)?;
+                let r = self.type_of(&c.node.else_expression)?;
+                match (l, r) {
+                    (CType::Int(a), CType::Int(b)) => CType::Int(IntType::common(a, b)),
+                    (CType::Void, _) => CType::Void,
+                    _ => CType::Ptr,
+                }
+            }
+            Expression::Comma(es) => match es.last() {
+                Some(x) => self.type_of(x)?,
+                None => return Err(self.malformed(at, "empty comma expression")),
+            },
+            Expression::Call(c) => match &c.node.callee.node {
+                Expression::Identifier(id) => match self.funcs.get(&id.node.name) {
+                    Some(info) => info.ret.clone(),
+                    None => CType::Int(IntType::INT),
+                },
+                _ => return Err(self.unsupported(at, "call through function pointer")),
+            },
+            _ => return Err(self.unsupported(at, "sizeof of this expression")),
+        })
+    }
+
+    pub(super) fn unary(
+        &mut self,
+        u: &Node<lang_c::ast::UnaryOperatorExpression>,
+        used: bool,
+        at: usize,
+    ) -> Result<Option<Val>> {
+        use UnaryOperator as U;
+        let op = u.node.operator.node.clone();
+        match op {
+            U::Address => Err(self.unsupported(at, "address-of (&)")),
+            U::Indirection => Err(self.unsupported(at, "pointer dereference (*)")),
+            U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
+                let (x, t) = self.lvalue(&u.node.operand)?;
+                if t == CType::Ptr {
+                    return Err(self.unsupported(at, "pointer arithmetic"));
+                }
+                let ty = self.value_type(&t, at)?;
+                let c = IntType::common(ty, IntType::INT);
+                let bop = if matches!(op, U::PreIncrement | U::PostIncrement) {
+                    BinaryOp::Add
+                } else {
+                    BinaryOp::Sub
+                };
+                let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
+                let post = matches!(op, U::PostIncrement | U::PostDecrement);
+                if post && used {
+                    let tmp = self.temp(ty)?;
+                    self.emit(Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::var(x, ty),
+                    })?;
+                    self.emit(Operation::Assign { lhs: x, rhs: new })?;
+                    Ok(Some(Val {
+                        e: Expr::var(tmp, ty),
+                        ptr: false,
+                    }))
+                } else {
+                    self.emit(Operation::Assign { lhs: x, rhs: new })?;
+                    Ok(Some(Val {
+                        e: Expr::var(x, ty),
+                        ptr: false,
+                    }))
+                }
+            }
+            U::Plus | U::Minus | U::Complement => {
+                let v = self.rvalue(&u.node.operand)?;
+                if v.ptr {
+                    return Err(self.unsupported(at, "arithmetic on a pointer"));
+                }
+                let p = v.e.ty.promoted();
+                let e = v.e.cast(p);
+                Ok(Some(Val {
+                    e: match op {
+                        U::Plus => e,
+                        U::Minus => fold(Expr::unary(UnaryOp::Neg, e, p)),
+                        _ => fold(Expr::unary(UnaryOp::BitNot, e, p)),
+                    },
+                    ptr: false,
+                }))
+            }
+            U::Negate => {
+                let v = self.rvalue(&u.node.operand)?;
+                Ok(Some(Val {
+                    e: fold(Expr::unary(UnaryOp::LogNot, v.e, IntType::INT)),
+                    ptr: false,
+                }))
+            }
+        }
+    }
+
+    pub(super) fn arith(&self, op: BinaryOp, a: Val, b: Val, at: usize) -> Result<Val> {
+        if op.is_comparison() {
+            let c = if a.ptr || b.ptr {
+                self.model.pointer()
+            } else {
+                IntType::common(a.e.ty, b.e.ty)
+            };
+            return Ok(Val {
+                e: fold(Expr::binary(op, a.e.cast(c), b.e.cast(c), IntType::INT)),
+                ptr: false,
+            });
+        }
+        if a.ptr || b.ptr {
+            return Err(self.unsupported(at, "pointer arithmetic"));
+        }
+        let e = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+            let pa = a.e.ty.promoted();
+            let pb = b.e.ty.promoted();
+            Expr::binary(op, a.e.cast(pa), b.e.cast(pb), pa)
+        } else {
+            let c = IntType::common(a.e.ty, b.e.ty);
+            Expr::binary(op, a.e.cast(c), b.e.cast(c), c)
+        };
+        Ok(Val {
+            e: fold(e),
+            ptr: false,
+        })
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        b: &Node<lang_c::ast::BinaryOperatorExpression>,
+        used: bool,
+        at: usize,
+    ) -> Result<Option<Val>> {
+        use BinaryOperator as B;
+        let op = b.node.operator.node.clone();
+        let arith_op = |op: &B| {
+            Some(match op {
+                B::Multiply | B::AssignMultiply => BinaryOp::Mul,
+                B::Divide | B::AssignDivide => BinaryOp::Div,
+                B::Modulo | B::AssignModulo => BinaryOp::Rem,
+                B::Plus | B::AssignPlus => BinaryOp::Add,
+                B::Minus | B::AssignMinus => BinaryOp::Sub,
+                B::ShiftLeft | B::AssignShiftLeft => BinaryOp::Shl,
+                B::ShiftRight | B::AssignShiftRight => BinaryOp::Shr,
+                B::BitwiseAnd | B::AssignBitwiseAnd => BinaryOp::BitAnd,
+                B::BitwiseXor | B::AssignBitwiseXor => BinaryOp::BitXor,
+                B::BitwiseOr | B::AssignBitwiseOr => BinaryOp::BitOr,
+                B::Less => BinaryOp::Lt,
+                B::Greater => BinaryOp::Gt,
+                B::LessOrEqual => BinaryOp::Le,
+                B::GreaterOrEqual => BinaryOp::Ge,
+                B::Equals => BinaryOp::Eq,
+                B::NotEquals => BinaryOp::Ne,
+                _ => return None,
+            })
+        };
+        match op {
+            B::Index => Err(self.unsupported(at, "array subscript")),
+            // In a constant expression (outside functions) `&&` and `||` evaluate the right
+            // operand only when the left one does not decide.
+            B::LogicalAnd | B::LogicalOr if self.fs.is_none() => {
+                let left = self.const_eval(&b.node.lhs)? != 0;
+                let decided = left == (op == B::LogicalOr);
+                let value = if decided {
+                    left
+                } else {
+                    self.const_eval(&b.node.rhs)? != 0
+                };
+                Ok(Some(Val {
+                    e: Expr::int(i128::from(value)),
+                    ptr: false,
+                }))
+            }
+            B::LogicalAnd | B::LogicalOr => {
+                if !used {
+                    // Statement context: `a && f();` runs `f()` only when `a` holds.
+                    let mid = self.new_loc()?;
+                    let join = self.new_loc()?;
+                    if op == B::LogicalAnd {
+                        self.cond(&b.node.lhs, mid, join)?;
+                    } else {
+                        self.cond(&b.node.lhs, join, mid)?;
+                    }
+                    self.set_cur(Some(mid))?;
+                    self.expr(&b.node.rhs, false)?;
+                    self.goto(join)?;
+                    self.set_cur(Some(join))?;
+                    return Ok(Some(Val {
+                        e: Expr::int(0),
+                        ptr: false,
+                    }));
+                }
+                let t_l = self.new_loc()?;
+                let f_l = self.new_loc()?;
+                let join = self.new_loc()?;
+                let whole = Node {
+                    node: Expression::BinaryOperator(Box::new(b.clone())),
+                    span: b.span,
+                };
+                self.cond(&whole, t_l, f_l)?;
+                let tmp = self.temp(IntType::INT)?;
+                self.edge_from(
+                    t_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(1),
+                    },
+                    join,
+                );
+                self.edge_from(
+                    f_l,
+                    Operation::Assign {
+                        lhs: tmp,
+                        rhs: Expr::int(0),
+                    },
+                    join,
+                );
+                self.set_cur(Some(join))?;
+                Ok(Some(Val {
+                    e: Expr::var(tmp, IntType::INT),
+                    ptr: false,
+                }))
+            }
+            B::Assign => {
+                let (x, t) = self.lvalue(&b.node.lhs)?;
+                let ty = self.value_type(&t, at)?;
+                if let Expression::Call(c) = &b.node.rhs.node {
+                    if self.call(c, Dest::Var(x, ty))?.is_none() {
+                        return Err(self.malformed(at, "void value used"));
+                    }
+                } else {
+                    let v = self.rvalue(&b.node.rhs)?;
+                    self.emit(Operation::Assign {
+                        lhs: x,
+                        rhs: v.e.cast(ty),
+                    })?;
+                }
+                Ok(Some(Val {
+                    e: Expr::var(x, ty),
+                    ptr: t == CType::Ptr,
+                }))
+            }
+            B::AssignMultiply
+            | B::AssignDivide
+            | B::AssignModulo
+            | B::AssignPlus
+            | B::AssignMinus
+            | B::AssignShiftLeft
+            | B::AssignShiftRight
+            | B::AssignBitwiseAnd
+            | B::AssignBitwiseXor
+            | B::AssignBitwiseOr => {
+                let (x, t) = self.lvalue(&b.node.lhs)?;
+                let ty = self.value_type(&t, at)?;
+                let r = self.rvalue(&b.node.rhs)?;
+                let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;
+                let cur = Val {
+                    e: Expr::var(x, ty),
+                    ptr: t == CType::Ptr,
+                };
+                let v = self.arith(bop, cur, r, at)?;
+                self.emit(Operation::Assign {
+                    lhs: x,
+                    rhs: v.e.cast(ty),
+                })?;
+                Ok(Some(Val {
+                    e: Expr::var(x, ty),
+                    ptr: false,
+                }))
+            }
+            _ => {
+                let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;
+                let l = self.rvalue(&b.node.lhs)?;
+                let r = self.rvalue(&b.node.rhs)?;
+                Ok(Some(self.arith(bop, l, r, at)?))
+            }
+        }
+    }
+}
