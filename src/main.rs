@@ -249,8 +249,9 @@ struct InputArgs {
 struct VerifyArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// The analysis: explicit (explicit values) or predicate (predicate abstraction with
-    /// lazy abstraction and CEGAR; `path-formula-size=N` cuts longer counterexamples).
+    /// The analysis: explicit (explicit values), predicate (predicate abstraction with
+    /// lazy abstraction and CEGAR; `path-formula-size=N` cuts longer counterexamples) or chc
+    /// (Horn clauses solved by Z3's Spacer; only cpu-time and memory apply).
     #[arg(long, default_value = "explicit")]
     analysis: AnalysisKind,
     /// A give-up condition NAME=VALUE (repeatable): cpu-time, memory, reached-states,
@@ -813,7 +814,7 @@ fn tools(a: ToolsArgs) -> Result<(), Failure> {
             outln!("    cannot be installed on this machine: {why}");
         }
     }
-    outln!("native       explicit, predicate (built in)");
+    outln!("native       explicit, predicate, chc (built in)");
     Ok(())
 }
 

@@ -11,6 +11,7 @@
 //! sv-benchmarks tasks are free of it by convention, so such a path is no counterexample, and a
 //! `true` holds for every execution without it. The reason of a definite verdict says so.
 
+pub mod chc;
 pub mod explicit;
 pub mod predicate;
 
@@ -32,6 +33,8 @@ pub enum AnalysisKind {
     Explicit,
     /// Predicate abstraction with lazy abstraction and CEGAR.
     Predicate,
+    /// Constrained Horn clauses solved by Z3's Spacer.
+    Chc,
 }
 
 impl std::str::FromStr for AnalysisKind {
@@ -40,7 +43,10 @@ impl std::str::FromStr for AnalysisKind {
         match s {
             "explicit" => Ok(AnalysisKind::Explicit),
             "predicate" => Ok(AnalysisKind::Predicate),
-            _ => Err(format!("unknown analysis `{s}` (expected explicit or predicate)")),
+            "chc" => Ok(AnalysisKind::Chc),
+            _ => Err(format!(
+                "unknown analysis `{s}` (expected explicit, predicate or chc)"
+            )),
         }
     }
 }
@@ -55,6 +61,7 @@ pub fn run_analysis(
     match kind {
         AnalysisKind::Explicit => explicit::verify(program, options, guide),
         AnalysisKind::Predicate => predicate::verify(program, options, guide),
+        AnalysisKind::Chc => chc::verify(program, options, guide),
     }
 }
 
@@ -104,7 +111,8 @@ pub struct AnalysisOutcome {
     /// Live ARG nodes at the end.
     pub reached_states: usize,
     /// Loop-head invariants `(location, C expression)` of a `true` proof, where the analysis
-    /// provides them (the predicate analysis without a guide); empty otherwise.
+    /// provides them (the predicate analysis without a guide; the chc analysis gives SMT-LIB
+    /// formulas over the variables' names); empty otherwise.
     pub invariants: Vec<(crate::cfa::LocId, String)>,
     /// Number of predicates in the final precision (0 for analyses without predicates).
     pub predicates: usize,

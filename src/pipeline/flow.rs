@@ -166,7 +166,7 @@ struct StageFile {
 }
 
 /// Tools a flow may name: the native analyses and the adapters that exist.
-pub const NATIVE_TOOLS: [&str; 2] = ["explicit", "predicate"];
+pub const NATIVE_TOOLS: [&str; 3] = ["explicit", "predicate", "chc"];
 
 fn scalar(v: &serde_norway::Value) -> Option<String> {
     match v {
@@ -458,7 +458,10 @@ mod tests {
     #[test]
     fn errors_name_file_and_line() {
         let e = Flow::parse(COMB_B, "f.yaml", &[]).unwrap_err().to_string();
-        assert_eq!(e, "f.yaml:6: unknown tool `cbmc` (known: explicit, predicate)");
+        assert_eq!(
+            e,
+            "f.yaml:6: unknown tool `cbmc` (known: explicit, predicate, chc)"
+        );
         let bad = COMB_B.replace("give_up: { cpu-time: 10s }", "give_up: { cpu-time: soon }");
         let e = Flow::parse(&bad, "f.yaml", &["cbmc".to_string()])
             .unwrap_err()

@@ -1,0 +1,292 @@
+//! A constrained-Horn-clause analysis: the CFA as Horn clauses ([`encode`]), solved by Z3's
+//! Spacer engine, `baton verify --analysis chc`.
+//!
+//! - Spacer proves the error relation unreachable: `true`, with the loop heads' invariants
+//!   (Spacer's interpretation of their relations, as SMT-LIB formulas over the variables).
+//! - Spacer derives the error: a bounded model check along the cut points ([`counterexample`])
+//!   finds a path, its nondet values are solved bit-precisely and replayed on the interpreter;
+//!   only a replay that reaches the error makes the verdict `false`.
+//! - Anything else (timeout, memory, a program that does not encode, a counterexample that
+//!   does not replay) is `unknown`, with nothing verified as the condition.
+//!
+//! The analysis ignores a guide: verifying the whole program verifies every part of it.
+//! Budgets: a watchdog thread interrupts Z3 at the `cpu-time` deadline and when the process'
+//! resident memory passes the `memory` give-up (or the default limit); the other give-up
+//! conditions are about the CPA engine's ARG and do not apply.
+
+pub mod counterexample;
+pub mod encode;
+
+use super::{confirm_path, AnalysisOptions, AnalysisOutcome, TargetDecision};
+use crate::cfa::{LocId, Program};
+use crate::condition::ConditionAutomaton;
+use crate::cpa::budget::{default_memory_limit, last_query, CpuDeadline};
+use crate::cpa::engine::{EngineStats, Guide};
+use crate::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
+use crate::verdict::Verdict;
+use encode::{EncodedClause, From, HornSystem, To};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+use z3::ast::{Ast, Bool, Dynamic};
+use z3::{Context, Fixedpoint, FuncDecl, Params, SatResult, Sort};
+
+/// How often the watchdog looks at the CPU time and memory.
+const WATCH_INTERVAL: Duration = Duration::from_millis(10);
+
+/// What Spacer answered.
+enum Answer {
+    /// The error is unreachable; invariants of the loop-head cut points.
+    Safe(Vec<(LocId, String)>),
+    /// The error is reachable.
+    Unsafe,
+    Unknown(String),
+}
+
+/// Runs the analysis to a verdict; `guide` is ignored (see the module doc).
+pub fn verify(program: &Program, options: &AnalysisOptions, _guide: Option<&dyn Guide>) -> AnalysisOutcome {
+    let cpu_before = process_cpu_time();
+    let deadline = options
+        .cpu_time_limit()
+        .map(|limit| last_query(CpuDeadline::after(limit)));
+    let memory = options
+        .give_up
+        .iter()
+        .filter_map(|g| match g {
+            GiveUp::Memory(bytes) => Some(*bytes),
+            _ => None,
+        })
+        .min()
+        .or_else(default_memory_limit);
+    let (verdict, reason, counterexample, invariants) = match decide(program, deadline, memory) {
+        Decision::Safe(invariants) => (
+            Verdict::True,
+            "Spacer: error unreachable".into(),
+            None,
+            invariants,
+        ),
+        Decision::Violation(cex) => (Verdict::False, "error reached".into(), Some(cex), Vec::new()),
+        Decision::Unknown(why) => (Verdict::Unknown, why, None, Vec::new()),
+    };
+    let reason = if verdict.is_definite() {
+        format!("{reason}; {}", program.signed_overflow.assumption())
+    } else {
+        reason
+    };
+    let condition = match verdict {
+        Verdict::True => ConditionAutomaton::fully_verified(&program.hash),
+        _ => ConditionAutomaton::nothing_verified(&program.hash),
+    };
+    AnalysisOutcome {
+        verdict,
+        reason,
+        counterexample,
+        condition,
+        condition_cut_short: false,
+        stats: EngineStats {
+            cpu_time: process_cpu_time().saturating_sub(cpu_before),
+            ..EngineStats::default()
+        },
+        reached_states: 0,
+        invariants,
+        predicates: 0,
+    }
+}
+
+enum Decision {
+    Safe(Vec<(LocId, String)>),
+    Violation(super::Counterexample),
+    Unknown(String),
+}
+
+/// Encodes, solves and confirms, with a watchdog holding the budgets.
+fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>) -> Decision {
+    let system = match HornSystem::build(program) {
+        Ok(s) => s,
+        Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
+    };
+    let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
+        .map(|i| system.encode(program, i))
+        .collect();
+    let encoded = match encoded {
+        Ok(e) => e,
+        Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
+    };
+    let ctx = Context::thread_local();
+    let handle = ctx.handle();
+    let done = AtomicBool::new(false);
+    let exceeded: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let over = if deadline.is_some_and(CpuDeadline::passed) {
+                    Some("gave up: cpu-time".to_string())
+                } else {
+                    memory
+                        .filter(|&limit| resident_memory().is_some_and(|rss| rss > limit))
+                        .map(|limit| format!("gave up: memory={limit}B"))
+                };
+                if let Some(why) = over {
+                    if let Ok(mut slot) = exceeded.lock() {
+                        slot.get_or_insert(why);
+                    }
+                    handle.interrupt();
+                }
+                std::thread::sleep(WATCH_INTERVAL);
+            }
+        });
+        let decision = solve(program, &system, &encoded, deadline);
+        done.store(true, Ordering::Relaxed);
+        match (decision, exceeded.lock().ok().and_then(|s| s.clone())) {
+            (Decision::Unknown(_), Some(why)) => Decision::Unknown(why),
+            (d, _) => d,
+        }
+    })
+}
+
+/// Spacer's answer, and for `Unsafe` the counterexample search and replay.
+fn solve(
+    program: &Program,
+    system: &HornSystem,
+    encoded: &[EncodedClause],
+    deadline: Option<CpuDeadline>,
+) -> Decision {
+    match spacer(program, system, encoded, deadline) {
+        Answer::Safe(invariants) => Decision::Safe(invariants),
+        Answer::Unknown(why) => Decision::Unknown(format!("Spacer: {why}")),
+        Answer::Unsafe => {
+            let Some(steps) = counterexample::find(program, system, encoded, deadline) else {
+                return Decision::Unknown(
+                    "Spacer: error reachable, but no counterexample found in time".into(),
+                );
+            };
+            let solver = super::predicate::solver::SolverConfig::default().until(deadline);
+            match confirm_path(program, steps, &solver) {
+                TargetDecision::Violation(cex) => Decision::Violation(cex),
+                TargetDecision::NotConfirmed(why) => {
+                    Decision::Unknown(format!("Spacer: error reachable, but {why}"))
+                }
+                TargetDecision::Refined => Decision::Unknown("Spacer: error reachable".into()),
+            }
+        }
+    }
+}
+
+/// The uninterpreted constants of `formula` that the encoding made (program variables at an
+/// SSA index, `v<id>@<k>`, and fresh values, `<kind>!<n>`): the variables of a clause.
+pub fn clause_variables(formula: &Bool) -> Vec<Dynamic> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(formula)];
+    let mut out = Vec::new();
+    while let Some(a) = stack.pop() {
+        if !seen.insert(a.clone()) {
+            continue;
+        }
+        if a.is_const() {
+            let name = a.decl().name();
+            if name.contains('@') || name.contains('!') {
+                out.push(a);
+            }
+        } else if a.is_app() {
+            stack.extend(a.children());
+        }
+    }
+    out
+}
+
+/// Asks Spacer whether the error relation is derivable.
+fn spacer(
+    program: &Program,
+    system: &HornSystem,
+    encoded: &[EncodedClause],
+    deadline: Option<CpuDeadline>,
+) -> Answer {
+    let fp = Fixedpoint::new();
+    let mut params = Params::new();
+    params.set_symbol("engine", "spacer");
+    if let Some(d) = deadline {
+        let ms = u32::try_from(d.remaining().as_millis())
+            .unwrap_or(u32::MAX)
+            .max(1);
+        params.set_u32("timeout", ms);
+    }
+    fp.set_params(&params);
+    let relations: Vec<FuncDecl> = system
+        .cut_points
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let sorts: Vec<Sort> = c
+                .vars
+                .iter()
+                .map(|v| Sort::bitvector(u32::from(program.variable(*v).ty.bits)))
+                .collect();
+            let refs: Vec<&Sort> = sorts.iter().collect();
+            FuncDecl::new(format!("{}#{i}", c.loc), &refs, &Sort::bool())
+        })
+        .collect();
+    let error = FuncDecl::new("error", &[], &Sort::bool());
+    for r in &relations {
+        fp.register_relation(r);
+    }
+    fp.register_relation(&error);
+    let apply = |r: &FuncDecl, args: &[z3::ast::BV]| -> Bool {
+        let args: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
+        r.apply(&args).as_bool().unwrap_or_else(|| Bool::from_bool(false))
+    };
+    for (clause, enc) in system.clauses.iter().zip(encoded) {
+        let body = match clause.from {
+            From::Start => enc.formula.clone(),
+            From::CutPoint(c) => Bool::and(&[apply(&relations[c], &enc.start), enc.formula.clone()]),
+        };
+        let head = match clause.to {
+            To::CutPoint(d) => apply(&relations[d], &enc.end),
+            To::Error => apply(&error, &[]),
+        };
+        let rule = body.implies(&head);
+        let vars = clause_variables(&rule);
+        let bounds: Vec<&dyn Ast> = vars.iter().map(|v| v as &dyn Ast).collect();
+        let rule = if bounds.is_empty() {
+            rule
+        } else {
+            z3::ast::forall_const(&bounds, &[], &rule)
+        };
+        fp.add_rule(&rule, None);
+    }
+    match fp.query(&apply(&error, &[])) {
+        SatResult::Unsat => Answer::Safe(invariants(program, system, &relations, &fp)),
+        SatResult::Sat => Answer::Unsafe,
+        SatResult::Unknown => Answer::Unknown(fp.get_reason_unknown()),
+    }
+}
+
+/// Spacer's interpretation of each loop head's relation, with its arguments named by the
+/// program's variable names.
+fn invariants(
+    program: &Program,
+    system: &HornSystem,
+    relations: &[FuncDecl],
+    fp: &Fixedpoint,
+) -> Vec<(LocId, String)> {
+    system
+        .cut_points
+        .iter()
+        .zip(relations)
+        .filter(|(c, _)| program.location(c.loc).loop_head)
+        .filter_map(|(c, r)| {
+            let formula = fp.get_cover_delta(-1, r)?;
+            let mut text = formula
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            // Arguments appear as de Bruijn variables `(:var i)`; the highest first, so that
+            // `(:var 1)` does not match inside `(:var 12)`.
+            for (i, v) in c.vars.iter().enumerate().rev() {
+                text = text.replace(&format!("(:var {i})"), &program.variable(*v).name);
+            }
+            Some((c.loc, text))
+        })
+        .collect()
+}
