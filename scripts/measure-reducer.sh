@@ -5,7 +5,8 @@
 #
 # Usage: scripts/measure-reducer.sh [GIVE_UP ...]     (default: reached-states=2000)
 # Env:   BATON_SV_BENCHMARKS (default /work/shared/benchmarks/sv-benchmarks),
-#        CARGO_TARGET_DIR (where the release build goes), OUT (work folder, default a temp dir).
+#        CARGO_TARGET_DIR (where the release build goes), OUT (work folder, default a temp dir),
+#        BATON (a baton binary to measure instead of building this worktree, e.g. main's).
 # Prints one CSV line per task and a summary: % residuals compiled, median and worst ratio of
 # residual to original locations, median and max reduce time.
 set -euo pipefail
@@ -15,8 +16,12 @@ give_up=("$@")
 [ ${#give_up[@]} -eq 0 ] && give_up=("reached-states=2000")
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
-(cd "$here" && cargo build --release --quiet)
-baton="${CARGO_TARGET_DIR:-$here/target}/release/baton"
+if [ -n "${BATON:-}" ]; then
+  baton="$BATON"
+else
+  (cd "$here" && cargo build --release --quiet)
+  baton="${CARGO_TARGET_DIR:-$here/target}/release/baton"
+fi
 args=()
 for g in "${give_up[@]}"; do args+=(--give-up "$g"); done
 

@@ -219,6 +219,13 @@ mod tests {
         all
     }
 
+    /// Asserts that `m` covers exactly the paths over `alphabet` up to length `len` that `c` covers.
+    fn assert_same_coverage(c: &ConditionAutomaton, m: &ConditionAutomaton, alphabet: &[u32], len: usize) {
+        for p in paths(alphabet, len) {
+            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
+        }
+    }
+
     /// Two loop unrollings that behave the same (each: E1 verified, E2 on), a dead chain and a
     /// `false` transition: minimised to one looping state and the accepting sink.
     fn unrolled() -> ConditionAutomaton {
@@ -254,9 +261,7 @@ mod tests {
         let m = minimise(&c, DEFAULT_REFINEMENT_WORK);
         assert!(m.check_well_formed().is_ok());
         assert_eq!(m.states.len(), 2, "{m:?}");
-        for p in paths(&[1, 2, 3, 4], 5) {
-            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
-        }
+        assert_same_coverage(&c, &m, &[1, 2, 3, 4], 5);
     }
 
     #[test]
@@ -264,9 +269,7 @@ mod tests {
         let c = unrolled();
         let m = minimise(&c, 0);
         assert_eq!(m.states.len(), 4, "{m:?}");
-        for p in paths(&[1, 2, 3, 4], 5) {
-            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
-        }
+        assert_same_coverage(&c, &m, &[1, 2, 3, 4], 5);
     }
 
     #[test]
@@ -298,8 +301,6 @@ mod tests {
             ],
         };
         let m = minimise(&c, DEFAULT_REFINEMENT_WORK);
-        for p in paths(&[1, 2, 3], 6) {
-            assert_eq!(c.covers(&p), m.covers(&p), "path {p:?}");
-        }
+        assert_same_coverage(&c, &m, &[1, 2, 3], 6);
     }
 }
