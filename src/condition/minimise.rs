@@ -20,7 +20,7 @@
 
 use super::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
 use crate::cfa::EdgeId;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// Default bound on the work of the refinement: transition edges visited over all rounds.
 pub const DEFAULT_REFINEMENT_WORK: usize = 50_000_000;
