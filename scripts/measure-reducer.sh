@@ -5,7 +5,10 @@
 #
 # Usage: scripts/measure-reducer.sh [GIVE_UP ...]     (default: reached-states=2000)
 # Env:   BATON_SV_BENCHMARKS (default /work/shared/benchmarks/sv-benchmarks),
-#        CARGO_TARGET_DIR (where the release build goes), OUT (work folder, default a temp dir).
+#        CARGO_TARGET_DIR (where the release build goes), OUT (work folder, default a temp dir),
+#        BATON (a baton binary to measure instead of building this worktree, e.g. main's),
+#        GCC_TIMEOUT (seconds gcc may take per residual, default 60; a residual of tens of MB
+#        takes gcc far longer: its column then says `timeout`).
 # Prints one CSV line per task and a summary: % residuals compiled, median and worst ratio of
 # residual to original locations, median and max reduce time.
 set -euo pipefail
@@ -15,8 +18,12 @@ give_up=("$@")
 [ ${#give_up[@]} -eq 0 ] && give_up=("reached-states=2000")
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
-(cd "$here" && cargo build --release --quiet)
-baton="${CARGO_TARGET_DIR:-$here/target}/release/baton"
+if [ -n "${BATON:-}" ]; then
+  baton="$BATON"
+else
+  (cd "$here" && cargo build --release --quiet)
+  baton="${CARGO_TARGET_DIR:-$here/target}/release/baton"
+fi
 args=()
 for g in "${give_up[@]}"; do args+=(--give-up "$g"); done
 
@@ -41,7 +48,13 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   model=$(grep -o 'data_model: *[A-Z0-9]*' "$task" | awk '{print $2}' | head -n1)
   flag=-m32
   [ "$model" = "LP64" ] && flag=-m64
-  if gcc "$flag" -c -w -o "$out/$name.o" "$res" 2>"$out/$name.gcc.log"; then g=ok; else g=failed; fi
+  if timeout "${GCC_TIMEOUT:-60}" gcc "$flag" -c -w -o "$out/$name.o" "$res" 2>"$out/$name.gcc.log"; then
+    g=ok
+  elif [ $? -eq 124 ]; then
+    g=timeout
+  else
+    g=failed
+  fi
   ratio=$(awk -v r="$rl" -v o="$ol" 'BEGIN { printf "%.4f", r / o }')
   echo "$name,${verdict:-?},$ol,$rl,$ratio,$t,$g" >> "$csv"
 done

@@ -264,13 +264,14 @@ mod tests {
     use crate::cpa::control::ControlState;
     use std::time::Duration;
 
-    /// An ARG over the fixture program: a chain of `len` expanded nodes along edge E0 (the
-    /// edges do not matter to the construction) ending in a frontier node, with a covered
-    /// side branch at every node.
-    fn chain(len: u32) -> Arg<()> {
-        let program = fixtures::program();
-        let control = ControlState::initial(&program);
-        let node = |parent: Option<(NodeId, Step)>, status| ArgNode {
+    /// An ARG node without children.
+    fn node(
+        control: &ControlState,
+        parent: Option<(NodeId, Step)>,
+        status: NodeStatus,
+        fully_expanded: bool,
+    ) -> ArgNode<()> {
+        ArgNode {
             control: control.clone(),
             state: (),
             monitors: Vec::new(),
@@ -278,9 +279,18 @@ mod tests {
             parent,
             children: Children::new(),
             status,
-            // The chain's edges are not its location's (N0's): no edge counts as infeasible.
-            fully_expanded: false,
-        };
+            fully_expanded,
+        }
+    }
+
+    /// An ARG over the fixture program: a chain of `len` expanded nodes along edge E0 (the
+    /// edges do not matter to the construction) ending in a frontier node, with a covered
+    /// side branch at every node.
+    fn chain(len: u32) -> Arg<()> {
+        let program = fixtures::program();
+        let control = ControlState::initial(&program);
+        // The chain's edges are not its location's (N0's): no edge counts as infeasible.
+        let node = |parent, status| node(&control, parent, status, false);
         let mut arg = Arg {
             nodes: vec![node(None, NodeStatus::Expanded)],
         };
@@ -365,16 +375,7 @@ mod tests {
             location: crate::cfa::LocId(2),
             call_stack: Default::default(),
         };
-        let node = |parent, status, fully_expanded| ArgNode {
-            control: control.clone(),
-            state: (),
-            monitors: Vec::new(),
-            guide: None,
-            parent,
-            children: Children::new(),
-            status,
-            fully_expanded,
-        };
+        let node = |parent, status, fully_expanded| node(&control, parent, status, fully_expanded);
         let mut root = node(None, NodeStatus::Expanded, fully_expanded);
         root.children.push((Step::Edge(EdgeId(2)), NodeId(1)));
         let child = node(
