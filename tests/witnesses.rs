@@ -22,17 +22,19 @@ use cli::baton;
 use std::path::Path;
 use std::time::Duration;
 
-const SAFE_LOOP: &str = "extern int __VERIFIER_nondet_int(void);
+/// Safe: `up + down == 0` holds at the loop head (line 7).
+const SAFE_LOOP: &str = "extern unsigned int __VERIFIER_nondet_uint(void);
 void reach_error(void) {}
 int main(void) {
-  int n = __VERIFIER_nondet_int();
-  int x = 0;
-  int y = 0;
-  while (x < n) {
-    x++;
-    y++;
+  unsigned int rounds = __VERIFIER_nondet_uint();
+  int up = 0;
+  int down = 0;
+  while (rounds > 0) {
+    up = up + 1;
+    down = down - 1;
+    rounds--;
   }
-  if (x != y) {
+  if (up + down != 0) {
     reach_error();
   }
   return 0;
@@ -199,15 +201,23 @@ fn mutated_witnesses_are_never_confirmed() {
         &analyse(AnalysisKind::Predicate, &safe_p, "20s"),
         &dir.path().join("c.yml"),
     );
-    assert!(correctness.contains("value: (x == y)"), "{correctness}");
+    let invariant = correctness
+        .lines()
+        .find(|l| l.trim_start().starts_with("value: "))
+        .expect("an invariant")
+        .trim_start()
+        .to_string();
     let mutations: [(&Program, &str, &str, &str); 8] = [
         (&unsafe_p, &violation, "\\result == 17", "\\result == 16"),
         (&unsafe_p, &violation, "\\result == 18", "\\result == 17"),
         (&unsafe_p, &violation, "line: 4", "line: 6"),
         (&unsafe_p, &violation, "line: 11", "line: 12"),
-        (&safe_p, &correctness, "value: (x == y)", "value: (x == 0)"),
-        (&safe_p, &correctness, "value: (x == y)", "value: (x == y + 1)"),
-        (&safe_p, &correctness, "value: (x == y)", "value: (x <= n)"),
+        // Holds on entry, not inductive.
+        (&safe_p, &correctness, &invariant, "value: up == 0"),
+        // Inductive, but does not imply safety.
+        (&safe_p, &correctness, &invariant, "value: down <= 0"),
+        // False on entry.
+        (&safe_p, &correctness, &invariant, "value: up + down == 1"),
         (&safe_p, &correctness, "line: 7", "line: 8"),
     ];
     for (p, text, from, to) in mutations {
@@ -222,7 +232,10 @@ fn mutated_witnesses_are_never_confirmed() {
         );
     }
     // An invariant that is false on the first loop entry is refuted.
-    let v = validate(&safe_p, &correctness.replacen("(x == y)", "(x == y + 1)", 1));
+    let v = validate(
+        &safe_p,
+        &correctness.replacen(&invariant, "value: up + down == 1", 1),
+    );
     assert_eq!(v.judgement, Judgement::Refuted, "{}", v.reason);
 }
 
@@ -311,7 +324,7 @@ fn verify_and_run_write_witnesses_that_validate() {
             &w.display().to_string(),
         ]);
         assert_eq!(code, 0, "{err}");
-        assert!(out.contains(&format!("witness: ")), "{out}");
+        assert!(out.contains("witness: "), "{out}");
         let (_, out, _) = baton(&[
             "validate",
             &program.display().to_string(),
