@@ -8,6 +8,8 @@
 mod cli;
 #[path = "support/shared.rs"]
 mod shared;
+#[path = "support/tools.rs"]
+mod tools;
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::Program;
@@ -70,6 +72,30 @@ int main(void) {
   }
   if (a == 17 && b > a && s == 3) {
     reach_error();
+  }
+  return 0;
+}
+";
+
+/// The explicit analysis verifies the `a > 5` branch and gives up in the loop (path-length
+/// 20); the bug (b = 42) is on the residual program.
+const SPLIT_BUG: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  if (a > 5) {
+    if (a < 3) {
+      reach_error();
+    }
+  } else {
+    int k = 0;
+    while (k < 8) {
+      k++;
+    }
+    if (b == 42 && k == 8) {
+      reach_error();
+    }
   }
   return 0;
 }
@@ -346,6 +372,41 @@ fn verify_and_run_write_witnesses_that_validate() {
     assert!(std::fs::read_to_string(&w)
         .expect("graphml")
         .contains("violation_witness"));
+    let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
+    assert!(out.contains("Confirmed"), "{out}");
+}
+
+/// An external tool's `false` gets a violation witness on the original program (from the values
+/// Baton replayed), even when the tool ran on a residual program.
+#[test]
+fn an_external_false_on_a_residual_program_gets_a_witness() {
+    if !tools::cbmc_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (bug, _) = program(dir.path(), "split.c", SPLIT_BUG);
+    let flow = dir.path().join("explicit-then-cbmc.yaml");
+    std::fs::write(
+        &flow,
+        "flow: e-c\nbudget: { cpu_time: 60s }\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: { path-length: 20 }\n  - name: bmc\n    tool: cbmc\n    input: reduce\n    options: { unwind: 12 }\n",
+    )
+    .expect("write flow");
+    let w = dir.path().join("w.yml");
+    let (code, out, err) = baton(&[
+        "run",
+        &flow.display().to_string(),
+        &bug.display().to_string(),
+        "--witness",
+        &w.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(report["verdict"], "false(unreach-call)", "{out}");
+    assert_eq!(report["deciding_stage"], "bmc", "{out}");
+    assert_eq!(report["stages"][1]["input"], "residual", "{out}");
+    let text = std::fs::read_to_string(&w).expect("witness written");
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
     let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
     assert!(out.contains("Confirmed"), "{out}");
 }
