@@ -14,13 +14,14 @@
 
 use super::invariant::Formula;
 use crate::analyses::predicate::formula::PathFormula;
-use crate::analyses::predicate::solver::{Satisfiability, SolverConfig};
+use crate::analyses::predicate::solver::{PooledSolver, SolverConfig};
 use crate::cfa::{EdgeId, LocId, LocationKind, Operation, Program};
 use crate::cpa::budget::CpuDeadline;
 use crate::cpa::Step;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use z3::ast::Bool;
+use z3::SatResult;
 
 /// Limits of one check.
 #[derive(Debug, Clone, Copy)]
@@ -52,9 +53,25 @@ pub enum Proof {
     Unknown(String),
 }
 
-/// Checks the invariants `cuts` (conjunctions per location; every loop head is a cut point,
-/// with `true` where none is given).
+/// Checks the invariants `given` (conjunctions per location; every loop head is a cut point,
+/// with `true` where none is given). Runs on its own thread with a large stack: the search
+/// recurses along each path between cut points.
 pub fn check(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: CheckLimits) -> Proof {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("inductive".into())
+            .stack_size(CHECK_STACK_BYTES)
+            .spawn_scoped(s, || check_here(program, given, limits))
+            .map_err(|e| Proof::Unknown(format!("cannot start the check: {e}")))
+            .and_then(|t| t.join().map_err(|_| Proof::Unknown("the check failed".into())))
+            .unwrap_or_else(|p| p)
+    })
+}
+
+/// Stack of the checking thread (reserved address space, touched as deep as paths go).
+const CHECK_STACK_BYTES: usize = 1 << 30;
+
+fn check_here(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: CheckLimits) -> Proof {
     let mut cuts: BTreeMap<LocId, Vec<Formula>> = given.clone();
     for loc in program.location_ids() {
         if program.location(loc).loop_head {
@@ -62,22 +79,24 @@ pub fn check(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: C
         }
     }
     let deadline = CpuDeadline::after(limits.cpu_time);
+    let config = SolverConfig::default().until(Some(deadline));
+    let solver = config.solver();
     let mut checker = Checker {
         program,
         cuts: &cuts,
-        solver: SolverConfig::default().until(Some(deadline)),
+        solver: &solver,
         deadline,
         steps_left: limits.max_steps,
         from_start: true,
     };
-    let entry = program.main().entry;
-    if let Err(p) = checker.paths_from(entry, PathFormula::program_start(program)) {
+    let start = PathFormula::program_start(program);
+    if let Err(p) = checker.from(program.main().entry, start) {
         return p;
     }
     checker.from_start = false;
     for (loc, invariants) in &cuts {
         let assumed = conjunction(program, invariants, &PathFormula::empty());
-        if let Err(p) = checker.paths_from(*loc, PathFormula::starting_with(assumed)) {
+        if let Err(p) = checker.from(*loc, PathFormula::starting_with(assumed)) {
             return p;
         }
     }
@@ -92,18 +111,12 @@ fn conjunction(program: &Program, invariants: &[Formula], at: &PathFormula) -> B
 struct Checker<'a> {
     program: &'a Program,
     cuts: &'a BTreeMap<LocId, Vec<Formula>>,
-    solver: SolverConfig,
+    /// One incremental solver: a scope per step of the current path.
+    solver: &'a PooledSolver,
     deadline: CpuDeadline,
     steps_left: usize,
     /// Paths start at the program start (failures refute) rather than at a cut point.
     from_start: bool,
-}
-
-/// A path being extended: where it is, the calls it is inside, its formula.
-struct Partial {
-    loc: LocId,
-    stack: Vec<EdgeId>,
-    pf: PathFormula,
 }
 
 impl Checker<'_> {
@@ -115,11 +128,19 @@ impl Checker<'_> {
         }
     }
 
-    fn sat(&self, formula: &Bool) -> Result<bool, Proof> {
-        match self.solver.check(formula) {
-            Satisfiability::Sat(_) => Ok(true),
-            Satisfiability::Unsat => Ok(false),
-            Satisfiability::Unknown(why) => Err(Proof::Unknown(format!("solver: {why}"))),
+    /// Whether the solver's assertions and `extra` are satisfiable.
+    fn sat(&self, extra: Option<&Bool>) -> Result<bool, Proof> {
+        let result = match extra {
+            Some(b) => self.solver.check_assumptions(std::slice::from_ref(b)),
+            None => self.solver.check(),
+        };
+        match result {
+            SatResult::Sat => Ok(true),
+            SatResult::Unsat => Ok(false),
+            SatResult::Unknown => Err(Proof::Unknown(format!(
+                "solver: {}",
+                self.solver.reason_unknown()
+            ))),
         }
     }
 
@@ -131,63 +152,81 @@ impl Checker<'_> {
         }
     }
 
-    /// Every path from `start` (formula `pf`) to the next cut points, error or end.
-    fn paths_from(&mut self, start: LocId, pf: PathFormula) -> Result<(), Proof> {
-        let mut work = vec![Partial {
-            loc: start,
-            stack: Vec::new(),
-            pf,
-        }];
-        while let Some(p) = work.pop() {
-            let out = self.program.out_edges(p.loc);
-            for &id in out {
-                if self.steps_left == 0 {
-                    return Err(Proof::Unknown("too many paths between loop heads".into()));
-                }
-                if self.deadline.passed() {
-                    return Err(Proof::Unknown("the CPU-time limit of the check passed".into()));
-                }
-                self.steps_left -= 1;
-                let edge = self.program.edge(id);
-                let pf =
-                    p.pf.extend(Step::Edge(id), self.program)
-                        .map_err(|e| Proof::Unknown(e.to_string()))?;
-                if edge.op.is_assume() && out.len() > 1 && !self.sat(&pf.formula)? {
-                    continue;
-                }
-                let mut stack = p.stack.clone();
-                let to = match &edge.op {
-                    Operation::Call { callee, .. } => {
-                        stack.push(id);
-                        self.program.function(*callee).entry
-                    }
-                    _ => edge.to,
-                };
-                self.arrive(to, stack, pf, &mut work)?;
+    /// Every path from `start`, whose formula so far is `pf`, to the next cut points, error or
+    /// end.
+    fn from(&mut self, start: LocId, pf: PathFormula) -> Result<(), Proof> {
+        self.solver.push();
+        self.solver.assert(&pf.formula);
+        let result = self.walk(start, &[], &pf);
+        self.solver.pop(1);
+        result
+    }
+
+    /// Extends the path at `loc` (inside the calls `stack`; `pf` holds the SSA map) by each
+    /// outgoing edge.
+    fn walk(&mut self, loc: LocId, stack: &[EdgeId], pf: &PathFormula) -> Result<(), Proof> {
+        let out = self.program.out_edges(loc);
+        for &id in out {
+            if self.steps_left == 0 {
+                return Err(Proof::Unknown("too many paths between loop heads".into()));
             }
+            if self.deadline.passed() {
+                return Err(Proof::Unknown("the CPU-time limit of the check passed".into()));
+            }
+            self.steps_left -= 1;
+            let edge = self.program.edge(id);
+            let mut stack = stack.to_vec();
+            let to = match &edge.op {
+                Operation::Call { callee, .. } => {
+                    stack.push(id);
+                    self.program.function(*callee).entry
+                }
+                _ => edge.to,
+            };
+            let branch = edge.op.is_assume() && out.len() > 1;
+            self.step(Step::Edge(id), pf, |c, next| {
+                if branch && !c.sat(None)? {
+                    return Ok(());
+                }
+                c.arrive(to, stack, next)
+            })?;
         }
         Ok(())
     }
 
-    /// A path arrives at `loc`: checks an obligation there, or queues the path.
-    fn arrive(
+    /// Encodes `step` after `pf` in a new solver scope and continues with `then`.
+    fn step(
         &mut self,
-        loc: LocId,
-        mut stack: Vec<EdgeId>,
-        pf: PathFormula,
-        work: &mut Vec<Partial>,
+        step: Step,
+        pf: &PathFormula,
+        then: impl FnOnce(&mut Self, &PathFormula) -> Result<(), Proof>,
     ) -> Result<(), Proof> {
+        // Only the step's own conjuncts go to the solver: the path so far is asserted already.
+        let mut base = pf.clone();
+        base.formula = Bool::from_bool(true);
+        let next = base
+            .extend(step, self.program)
+            .map_err(|e| Proof::Unknown(e.to_string()))?;
+        self.solver.push();
+        self.solver.assert(&next.formula);
+        let result = then(self, &next);
+        self.solver.pop(1);
+        result
+    }
+
+    /// A path arrives at `loc`: checks an obligation there, or goes on.
+    fn arrive(&mut self, loc: LocId, mut stack: Vec<EdgeId>, pf: &PathFormula) -> Result<(), Proof> {
         let location = self.program.location(loc);
         if let Some(invariants) = self.cuts.get(&loc) {
-            let holds = conjunction(self.program, invariants, &pf);
-            if self.sat(&Bool::and(&[pf.formula.clone(), holds.not()]))? {
+            let holds = conjunction(self.program, invariants, pf);
+            if self.sat(Some(&holds.not()))? {
                 return Err(self.fail(format!("an invariant at {} does not hold", self.describe(loc))));
             }
             return Ok(());
         }
         match location.kind {
             LocationKind::Error => {
-                if self.sat(&pf.formula)? {
+                if self.sat(None)? {
                     return Err(self.fail(format!("the error location {} is reachable", self.describe(loc))));
                 }
                 Ok(())
@@ -195,8 +234,8 @@ impl Checker<'_> {
             LocationKind::Terminal => Ok(()),
             LocationKind::FunctionExit => {
                 if let Some(call) = stack.pop() {
-                    let pf = self.returned(call, &pf)?;
-                    return self.arrive(self.program.edge(call).to, stack, pf, work);
+                    let to = self.program.edge(call).to;
+                    return self.step(Step::Return { call }, pf, |c, next| c.arrive(to, stack, next));
                 }
                 if location.func == self.program.entry_function {
                     return Ok(());
@@ -210,20 +249,14 @@ impl Checker<'_> {
                     })
                     .collect();
                 for call in calls {
-                    let pf = self.returned(call, &pf)?;
-                    self.arrive(self.program.edge(call).to, Vec::new(), pf, work)?;
+                    let to = self.program.edge(call).to;
+                    self.step(Step::Return { call }, pf, |c, next| {
+                        c.arrive(to, Vec::new(), next)
+                    })?;
                 }
                 Ok(())
             }
-            LocationKind::Normal => {
-                work.push(Partial { loc, stack, pf });
-                Ok(())
-            }
+            LocationKind::Normal => self.walk(loc, &stack, pf),
         }
-    }
-
-    fn returned(&self, call: EdgeId, pf: &PathFormula) -> Result<PathFormula, Proof> {
-        pf.extend(Step::Return { call }, self.program)
-            .map_err(|e| Proof::Unknown(e.to_string()))
     }
 }

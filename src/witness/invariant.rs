@@ -338,3 +338,56 @@ fn cast_type(
         IntType::signed(bits)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_program;
+
+    fn program() -> (tempfile::TempDir, Program) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.c");
+        std::fs::write(
+            &path,
+            "int g;\nint main(void) { unsigned int u = 1; char c = 2; while (g < 3) { g++; } return u + c; }\n",
+        )
+        .expect("write");
+        let p = load_program(&path, Default::default()).expect("lowers");
+        (dir, p)
+    }
+
+    #[test]
+    fn invariants_are_typed_as_c_types_them() {
+        let (_dir, p) = program();
+        let main = p.function_by_name("main").expect("main");
+        let f = parse_invariant("u - 2 > 0 && (c == 2 || !g)", &p, main).expect("parses");
+        let Formula::And(a, _) = &f else { panic!("{f:?}") };
+        // `u - 2` is unsigned: the comparison is unsigned.
+        let Formula::Atom(e) = a.as_ref() else {
+            panic!("{a:?}")
+        };
+        let crate::cfa::expr::ExprKind::Binary(BinaryOp::Gt, l, _) = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(l.ty, IntType::UINT);
+        assert!(parse_invariant("((long long)-2147483648LL) <= g", &p, main).is_ok());
+        assert!(parse_invariant("0xffffffff == u", &p, main).is_ok());
+    }
+
+    #[test]
+    fn bad_invariants_say_what_is_wrong() {
+        let (_dir, p) = program();
+        let main = p.function_by_name("main").expect("main");
+        let err = parse_invariant("x > 0", &p, main).unwrap_err();
+        assert!(err.contains("no variable `x`"), "{err}");
+        let err = parse_invariant("g >", &p, main).unwrap_err();
+        assert!(err.contains("syntax error"), "{err}");
+        let err = parse_invariant("g++ > 0", &p, main).unwrap_err();
+        assert!(err.contains("side-effect-free"), "{err}");
+        let err = parse_invariant("g > 0); int h; (1", &p, main).unwrap_err();
+        assert!(
+            err.contains("not a single C expression") || err.contains("syntax error"),
+            "{err}"
+        );
+    }
+}

@@ -401,7 +401,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
 
 /// Most states of one loop head an invariant lists one by one; beyond, each variable's range
 /// over the states is given instead (weaker, still an invariant).
-const MAX_LISTED_STATES: usize = 32;
+const MAX_LISTED_STATES: usize = 1024;
 
 /// Loop-head invariants of a complete ARG (a `true` without a guide): at each loop head, the
 /// disjunction of what its states know (`x == 3 && y == 0`), over the variables a witness can

@@ -1,0 +1,454 @@
+//! Witnesses (SV-COMP format 2.0) and `baton validate`: every `true` and `false` of the native
+//! analyses comes with a witness that is structurally valid (a JSON Schema written from the
+//! format's specification, `tests/data/witness-2.0.schema.json`) and that Baton's validator
+//! confirms; mutated witnesses (wrong value, wrong line, non-inductive invariant) are never
+//! confirmed; malformed witnesses are errors naming file and line.
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/shared.rs"]
+mod shared;
+#[path = "support/tools.rs"]
+mod tools;
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::cfa::Program;
+use baton::cpa::monitor::GiveUp;
+use baton::frontend::load_program;
+use baton::task::Task;
+use baton::verdict::Verdict;
+use baton::witness::inductive::CheckLimits;
+use baton::witness::validate::{validate_text, Judgement, Validation};
+use baton::witness::{write_witness, Evidence, WitnessFormat};
+use cli::baton;
+use std::path::Path;
+use std::time::Duration;
+
+/// Safe: `up + down == 0` holds at the loop head (line 7).
+const SAFE_LOOP: &str = "extern unsigned int __VERIFIER_nondet_uint(void);
+void reach_error(void) {}
+int main(void) {
+  unsigned int rounds = __VERIFIER_nondet_uint();
+  int up = 0;
+  int down = 0;
+  while (rounds > 0) {
+    up = up + 1;
+    down = down - 1;
+    rounds--;
+  }
+  if (up + down != 0) {
+    reach_error();
+  }
+  return 0;
+}
+";
+
+const BOUNDED_LOOP: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int g;
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 6; i++) {
+    s += 2;
+    g = i;
+  }
+  if (s != 12) {
+    reach_error();
+  }
+  return 0;
+}
+";
+
+/// The bug needs a = 17 and b > a (the values a witness gives at lines 4 and 5), the error
+/// call is at line 11.
+const UNSAFE: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  int s = 0;
+  for (int i = 0; i < 3; i++) {
+    s += i;
+  }
+  if (a == 17 && b > a && s == 3) {
+    reach_error();
+  }
+  return 0;
+}
+";
+
+/// The explicit analysis verifies the `a > 5` branch and gives up in the loop (path-length
+/// 20); the bug (b = 42) is on the residual program.
+const SPLIT_BUG: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  if (a > 5) {
+    if (a < 3) {
+      reach_error();
+    }
+  } else {
+    int k = 0;
+    while (k < 8) {
+      k++;
+    }
+    if (b == 42 && k == 8) {
+      reach_error();
+    }
+  }
+  return 0;
+}
+";
+
+fn program(dir: &Path, name: &str, text: &str) -> (std::path::PathBuf, Program) {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write program");
+    let program = load_program(&path, Default::default()).expect("program lowers");
+    (path, program)
+}
+
+fn analyse(kind: AnalysisKind, program: &Program, cpu: &str) -> AnalysisOutcome {
+    let options = AnalysisOptions {
+        give_up: vec![
+            format!("cpu-time={cpu}").parse::<GiveUp>().expect("give-up"),
+            "memory=2GB".parse::<GiveUp>().expect("give-up"),
+        ],
+        ..Default::default()
+    };
+    run_analysis(kind, program, &options, None)
+}
+
+/// The witness of a definite verdict as Baton writes it, as text.
+fn witness(program: &Program, outcome: &AnalysisOutcome, file: &Path) -> String {
+    let evidence = match outcome.verdict {
+        Verdict::False => Evidence::Values(
+            outcome
+                .counterexample
+                .as_ref()
+                .expect("counterexample")
+                .inputs
+                .clone(),
+        ),
+        Verdict::True => Evidence::Invariants(outcome.invariants.clone()),
+        Verdict::Unknown => panic!("no definite verdict"),
+    };
+    write_witness(Some(program), &evidence, file, WitnessFormat::Yaml).expect("witness written");
+    std::fs::read_to_string(file).expect("witness readable")
+}
+
+/// Checks `text` against the JSON Schema of format 2.0; the errors, if any.
+fn schema_errors(text: &str) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/witness-2.0.schema.json"
+        ))
+        .expect("schema readable"),
+    )
+    .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let instance: serde_json::Value = serde_norway::from_str(text).expect("witness is YAML");
+    validator
+        .iter_errors(&instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+fn validate(program: &Program, text: &str) -> Validation {
+    let limits = CheckLimits {
+        cpu_time: Duration::from_secs(30),
+        ..CheckLimits::default()
+    };
+    validate_text(program, text, "witness.yml", limits).expect("witness readable")
+}
+
+#[test]
+fn the_schema_rejects_what_the_format_forbids() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let text = witness(
+        &p,
+        &analyse(AnalysisKind::Predicate, &p, "20s"),
+        &dir.path().join("w.yml"),
+    );
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    for (from, to) in [
+        ("type: target", "type: goal"),
+        ("action: follow", "action: maybe"),
+        ("format_version: '2.0'", "format_version: '1.0'"),
+        ("line: 4", "line: 0"),
+    ] {
+        let broken = text.replacen(from, to, 1);
+        assert!(!schema_errors(&broken).is_empty(), "`{to}` passes the schema");
+    }
+}
+
+#[test]
+fn witnesses_of_both_analyses_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        ("safe_loop.c", SAFE_LOOP, AnalysisKind::Predicate, Verdict::True),
+        ("bounded.c", BOUNDED_LOOP, AnalysisKind::Explicit, Verdict::True),
+        ("bounded.c", BOUNDED_LOOP, AnalysisKind::Predicate, Verdict::True),
+        ("unsafe.c", UNSAFE, AnalysisKind::Explicit, Verdict::False),
+        ("unsafe.c", UNSAFE, AnalysisKind::Predicate, Verdict::False),
+    ];
+    for (name, text, kind, expected) in cases {
+        let (_, p) = program(dir.path(), name, text);
+        let outcome = analyse(kind, &p, "20s");
+        assert_eq!(outcome.verdict, expected, "{name} {kind:?}: {}", outcome.reason);
+        let w = witness(&p, &outcome, &dir.path().join("w.yml"));
+        assert!(schema_errors(&w).is_empty(), "{name}: {:?}", schema_errors(&w));
+        let v = validate(&p, &w);
+        assert_eq!(
+            v.judgement,
+            Judgement::Confirmed,
+            "{name} {kind:?}: {}\n{w}",
+            v.reason
+        );
+    }
+}
+
+/// Mutations of valid witnesses are refuted or unknown, never confirmed.
+#[test]
+fn mutated_witnesses_are_never_confirmed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, unsafe_p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let violation = witness(
+        &unsafe_p,
+        &analyse(AnalysisKind::Predicate, &unsafe_p, "20s"),
+        &dir.path().join("v.yml"),
+    );
+    assert!(violation.contains("\\result == 17"), "{violation}");
+    let (_, safe_p) = program(dir.path(), "safe_loop.c", SAFE_LOOP);
+    let correctness = witness(
+        &safe_p,
+        &analyse(AnalysisKind::Predicate, &safe_p, "20s"),
+        &dir.path().join("c.yml"),
+    );
+    let invariant = correctness
+        .lines()
+        .find(|l| l.trim_start().starts_with("value: "))
+        .expect("an invariant")
+        .trim_start()
+        .to_string();
+    let mutations: [(&Program, &str, &str, &str); 8] = [
+        (&unsafe_p, &violation, "\\result == 17", "\\result == 16"),
+        (&unsafe_p, &violation, "\\result == 18", "\\result == 17"),
+        (&unsafe_p, &violation, "line: 4", "line: 6"),
+        (&unsafe_p, &violation, "line: 11", "line: 12"),
+        // Holds on entry, not inductive.
+        (&safe_p, &correctness, &invariant, "value: up == 0"),
+        // Inductive, but does not imply safety.
+        (&safe_p, &correctness, &invariant, "value: down <= 0"),
+        // False on entry.
+        (&safe_p, &correctness, &invariant, "value: up + down == 1"),
+        (&safe_p, &correctness, "line: 7", "line: 8"),
+    ];
+    for (p, text, from, to) in mutations {
+        assert!(text.contains(from), "`{from}` not in the witness");
+        let mutated = text.replacen(from, to, 1);
+        let v = validate(p, &mutated);
+        assert_ne!(
+            v.judgement,
+            Judgement::Confirmed,
+            "`{from}` → `{to}` confirmed: {}",
+            v.reason
+        );
+    }
+    // An invariant that is false on the first loop entry is refuted.
+    let v = validate(
+        &safe_p,
+        &correctness.replacen(&invariant, "value: up + down == 1", 1),
+    );
+    assert_eq!(v.judgement, Judgement::Refuted, "{}", v.reason);
+}
+
+#[test]
+fn malformed_witnesses_are_errors_with_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (prog, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let good = witness(
+        &p,
+        &analyse(AnalysisKind::Predicate, &p, "20s"),
+        &dir.path().join("w.yml"),
+    );
+    let cases = [
+        ("syntax.yml", good.replacen("  content:", "  content: [", 1)),
+        ("missing.yml", good.replacen("    uuid:", "    uuid_:", 1)),
+        (
+            "entry.yml",
+            good.replacen("violation_sequence", "proof_sketch", 1),
+        ),
+        ("order.yml", good.replacen("type: target", "type: assumption", 1)),
+        ("empty.yml", "[]\n".to_string()),
+        (
+            "broken.graphml",
+            "<graphml>\n<graph>\n<edge></graph>\n".to_string(),
+        ),
+    ];
+    for (name, text) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, text).expect("write witness");
+        let (code, _, err) = baton(&[
+            "validate",
+            &prog.display().to_string(),
+            &file.display().to_string(),
+        ]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(name), "{name}: the error names no file: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    // YAML errors name the line.
+    let file = dir.path().join("syntax.yml");
+    let (_, _, err) = baton(&[
+        "validate",
+        &prog.display().to_string(),
+        &file.display().to_string(),
+    ]);
+    assert!(err.contains("syntax.yml:"), "{err}");
+}
+
+#[test]
+fn verify_and_run_write_witnesses_that_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (safe, _) = program(dir.path(), "safe_loop.c", SAFE_LOOP);
+    let (bug, _) = program(dir.path(), "unsafe.c", UNSAFE);
+    let flow = dir.path().join("predicate.yaml");
+    std::fs::write(
+        &flow,
+        "flow: predicate\nstages:\n  - name: predicate\n    tool: predicate\n    budget: { cpu_time: 30s }\n",
+    )
+    .expect("write flow");
+    for program in [&safe, &bug] {
+        let w = dir.path().join("verify.yml");
+        let (code, out, err) = baton(&[
+            "verify",
+            &program.display().to_string(),
+            "--analysis",
+            "predicate",
+            "--witness",
+            &w.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("witness: "), "{out}");
+        let (code, out, err) = baton(&[
+            "validate",
+            &program.display().to_string(),
+            &w.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Confirmed"), "{out}");
+
+        let w = dir.path().join("run.yml");
+        let (code, out, err) = baton(&[
+            "run",
+            &flow.display().to_string(),
+            &program.display().to_string(),
+            "--witness",
+            &w.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("witness: "), "{out}");
+        let (_, out, _) = baton(&[
+            "validate",
+            &program.display().to_string(),
+            &w.display().to_string(),
+            "--json",
+        ]);
+        let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(json["judgement"], "confirmed", "{out}");
+    }
+    // GraphML on request.
+    let w = dir.path().join("bug.graphml");
+    let (code, _, err) = baton(&[
+        "verify",
+        &bug.display().to_string(),
+        "--witness",
+        &w.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&w)
+        .expect("graphml")
+        .contains("violation_witness"));
+    let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
+    assert!(out.contains("Confirmed"), "{out}");
+}
+
+/// An external tool's `false` gets a violation witness on the original program (from the values
+/// Baton replayed), even when the tool ran on a residual program.
+#[test]
+fn an_external_false_on_a_residual_program_gets_a_witness() {
+    if !tools::cbmc_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (bug, _) = program(dir.path(), "split.c", SPLIT_BUG);
+    let flow = dir.path().join("explicit-then-cbmc.yaml");
+    std::fs::write(
+        &flow,
+        "flow: e-c\nbudget: { cpu_time: 60s }\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: { path-length: 20 }\n  - name: bmc\n    tool: cbmc\n    input: reduce\n    options: { unwind: 12 }\n",
+    )
+    .expect("write flow");
+    let w = dir.path().join("w.yml");
+    let (code, out, err) = baton(&[
+        "run",
+        &flow.display().to_string(),
+        &bug.display().to_string(),
+        "--witness",
+        &w.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(report["verdict"], "false(unreach-call)", "{out}");
+    assert_eq!(report["deciding_stage"], "bmc", "{out}");
+    assert_eq!(report["stages"][1]["input"], "residual", "{out}");
+    let text = std::fs::read_to_string(&w).expect("witness written");
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
+    assert!(out.contains("Confirmed"), "{out}");
+}
+
+/// Every definite verdict of both analyses on the papers' shared tasks (short give-ups): its
+/// witness passes the schema and Baton's validator confirms it.
+#[test]
+fn shared_task_witnesses_validate() {
+    let Some(dir) = shared::benchmarks() else { return };
+    let tasks = shared::paper_tasks(&dir);
+    let work = tempfile::tempdir().expect("tempdir");
+    let mut failures = Vec::new();
+    let (mut trues, mut falses) = (0, 0);
+    for (i, (_, name, file)) in tasks.iter().enumerate() {
+        let task = Task::load(file, Default::default()).expect("task loads");
+        let Ok(p) = load_program(&task.program, task.data_model) else {
+            continue;
+        };
+        for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
+            let outcome = analyse(kind, &p, "2s");
+            if !outcome.verdict.is_definite() {
+                continue;
+            }
+            let text = witness(&p, &outcome, &work.path().join(format!("{i}-{kind:?}.yml")));
+            let errors = schema_errors(&text);
+            if !errors.is_empty() {
+                failures.push(format!("{name} {kind:?}: schema: {errors:?}"));
+            }
+            let v = validate(&p, &text);
+            match outcome.verdict {
+                Verdict::True => trues += 1,
+                _ => falses += 1,
+            }
+            if v.judgement != Judgement::Confirmed {
+                failures.push(format!(
+                    "{name} {kind:?} {}: {:?}: {}",
+                    outcome.verdict, v.judgement, v.reason
+                ));
+            }
+        }
+    }
+    println!("{trues} correctness and {falses} violation witnesses checked");
+    assert!(trues + falses > 0, "no definite verdict on the shared tasks");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
