@@ -3,16 +3,45 @@
 use crate::cfa::types::{DataModel, IntType};
 use lang_c::ast::{Integer, IntegerBase, IntegerSize};
 
-/// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA.
+/// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA; arrays are
+/// objects whose elements are such values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CType {
     Void,
     Int(IntType),
     /// Any object pointer, modelled as a pointer-width unsigned integer.
     Ptr,
+    /// An array of the element type (itself an array for more dimensions).
+    Array(Box<CType>, ArrayLen),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
+}
+
+/// The length of an array type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ArrayLen {
+    /// A constant length.
+    Fixed(u64),
+    /// A variable length (`int a[n]`): the size expression, by its index in the lowerer's
+    /// table of size expressions, evaluated when the declaration runs.
+    Variable(usize),
+    /// No length given (`int a[] = {...}`, or a parameter).
+    Unspecified,
+}
+
+impl CType {
+    /// The dimensions of an array type (outermost first) and its element type, which is not
+    /// an array; `None` if the type is not an array.
+    pub(crate) fn array_dims(&self) -> Option<(Vec<ArrayLen>, &CType)> {
+        let mut dims = Vec::new();
+        let mut t = self;
+        while let CType::Array(elem, len) = t {
+            dims.push(len.clone());
+            t = elem;
+        }
+        (!dims.is_empty()).then_some((dims, t))
+    }
 }
 
 /// The value and type C gives an integer constant (C11 6.4.4.1), or `None` if it fits no type.

@@ -6,6 +6,10 @@
 //! (`x == c`). States are never merged; a state is covered by one at the same control state
 //! that knows no more (the partial order of the flat lattice per variable).
 //!
+//! Arrays ([`crate::cfa::memory`]) are not tracked: every element read is unknown and a write
+//! changes no known value, which over-approximates every execution. An index that is certainly
+//! outside its dimension ends the path like other undefined behaviour.
+//!
 //! Undefined behaviour (under the program's [`Program::signed_overflow`] semantics): a step
 //! that certainly has it (all operands known) ends the path — no successor — because
 //! sv-benchmarks tasks are free of it by convention and such executions do not count. Where it
@@ -18,6 +22,7 @@
 use super::predicate::solver::SolverConfig;
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::NodeId;
@@ -261,7 +266,28 @@ impl Cpa for ExplicitCpa {
                         },
                         None => None,
                     };
-                    next.set(*var, value);
+                    match &program.variable(*var).array {
+                        None => next.set(*var, value),
+                        Some(shape) => {
+                            let sizes = shape.extent_vars().map(|x| state.get(x));
+                            if sizes.flatten().any(|n| memory::extent_from_value(n).is_err()) {
+                                return undefined();
+                            }
+                        }
+                    }
+                }
+                Operation::Load { lhs, array, index } => {
+                    if certainly_out_of_bounds(state, *array, index, program)? {
+                        return undefined();
+                    }
+                    next.set(*lhs, None);
+                }
+                Operation::Store { array, index, rhs } => {
+                    if certainly_out_of_bounds(state, *array, index, program)?
+                        || state.eval(rhs, overflow).is_err()
+                    {
+                        return undefined();
+                    }
                 }
                 Operation::Assign { lhs, rhs } => match state.eval(rhs, overflow) {
                     Ok(v) => next.set(*lhs, v.map(|v| program.variable(*lhs).ty.normalize(v))),
@@ -393,4 +419,32 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
         confirm_path(program, steps, &solver)
     })
+}
+
+/// True if the known values put `array[index...]` certainly outside its array; `Err` if an
+/// index expression certainly has undefined behaviour (treated alike by the caller).
+fn certainly_out_of_bounds(
+    state: &ExplicitState,
+    array: VarId,
+    index: &[Expr],
+    program: &Program,
+) -> Result<bool, CpaError> {
+    let Some(shape) = &program.variable(array).array else {
+        return Err(CpaError(format!(
+            "`{}` is not an array",
+            program.variable(array).name
+        )));
+    };
+    for (i, dim) in index.iter().zip(&shape.dims) {
+        let extent = match dim {
+            memory::Extent::Fixed(n) => Some(i128::from(*n)),
+            memory::Extent::Var(x) => state.get(*x),
+        };
+        match state.eval(i, program.signed_overflow) {
+            Err(_) => return Ok(true),
+            Ok(Some(at)) if at < 0 || extent.is_some_and(|n| at >= n) => return Ok(true),
+            Ok(_) => {}
+        }
+    }
+    Ok(false)
 }

@@ -207,7 +207,8 @@ impl Lowerer<'_> {
                                     None => (None, Declared::Object(pt)),
                                 };
                                 let pty = match pd {
-                                    Declared::Object(CType::Unsupported(s)) if s == "array" => CType::Ptr,
+                                    // A parameter of array type is a pointer (C11 6.7.6.3).
+                                    Declared::Object(CType::Array(..)) => CType::Ptr,
                                     Declared::Object(t) => t,
                                     Declared::Function { .. } => {
                                         CType::Unsupported("function pointer".into())
@@ -233,7 +234,7 @@ impl Lowerer<'_> {
                     ));
                 }
                 if has(&d.node, &is_array) {
-                    return Ok((name, Declared::Object(CType::Unsupported("array".into()))));
+                    return Ok((name, Declared::Object(self.array_type(base, &d.node.derived)?)));
                 }
                 if has(&d.node, &is_ptr) {
                     return Ok((name, Declared::Object(CType::Ptr)));
@@ -249,6 +250,7 @@ impl Lowerer<'_> {
             CType::Int(i) => Ok(*i),
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
+            CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -330,6 +332,9 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
+        if matches!(t, CType::Array(..)) {
+            return self.global_array_variable(unique, source, t, init, is_extern, offset);
+        }
         let ty = self.value_type(&t, offset)?;
         let initial = match init {
             None => None,
@@ -362,6 +367,7 @@ impl Lowerer<'_> {
                     scope: Scope::Global,
                     initial: initial.unwrap_or(0),
                     temporary: false,
+                    array: None,
                 });
                 self.globals.insert(unique.to_string(), id);
                 if initial.is_some() {
@@ -517,6 +523,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: true,
+                array: None,
             });
             self.functions[id.index()].return_var = Some(v);
             self.fs()?.return_var = Some(v);
@@ -537,6 +544,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                array: None,
             });
             self.bind(&pname, Sym::Var(v, pty));
             params.push(v);
@@ -626,6 +634,9 @@ impl Lowerer<'_> {
                         id.span.start,
                     )?;
                 }
+                _ if matches!(t, CType::Array(..)) => {
+                    self.local_array(&name, t, id.node.initializer.as_ref(), id.span.start)?;
+                }
                 _ => {
                     let ty = self.value_type(&t, id.span.start)?;
                     let unique = self.local_name(&name)?;
@@ -637,6 +648,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        array: None,
                     });
                     // The scope of a declarator starts before its initialiser (C11 6.2.1).
                     self.bind(&name, Sym::Var(v, t.clone()));
