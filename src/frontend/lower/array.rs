@@ -119,6 +119,7 @@ impl Lowerer<'_> {
         at: usize,
     ) -> Result<()> {
         let (ty, shape) = self.array_shape(&t, init, at)?;
+        let t = with_outer_length(t, &shape);
         let elements = match init {
             None => None,
             Some(i) => Some(self.initial_elements(&shape, i)?),
@@ -198,6 +199,7 @@ impl Lowerer<'_> {
             return Err(self.unsupported(at, "extern array"));
         }
         let (ty, shape) = self.global_array(&t, init, at)?;
+        let t = with_outer_length(t, &shape);
         let id = self.new_var(Variable {
             name: unique.to_string(),
             source_name: source.to_string(),
@@ -395,6 +397,17 @@ fn list_length(items: &[Node<InitializerListItem>], stride: u64) -> u64 {
         }
     }
     scalars.div_ceil(stride.max(1))
+}
+
+/// An array type whose unspecified outermost length (`int a[] = {...}`) is the one the
+/// initializer gave its shape.
+fn with_outer_length(t: CType, shape: &ArrayShape) -> CType {
+    match (t, shape.dims.first()) {
+        (CType::Array(elem, ArrayLen::Unspecified), Some(Extent::Fixed(n))) => {
+            CType::Array(elem, ArrayLen::Fixed(*n))
+        }
+        (t, _) => t,
+    }
 }
 
 /// The per-dimension indices of a flat row-major position.
