@@ -2,8 +2,8 @@
 //!
 //! For own small programs with conditions of many shapes (from explicit-value runs with
 //! different give-up thresholds, hand-built, nondeterministic, unions, random automata, and the
-//! two trivial ones) and for every shared sv-benchmarks task with a condition from a short
-//! explicit run, tests/support/res_check.rs runs the original and the residual program on
+//! two trivial ones) and for every shared sv-benchmarks task (the papers' and the development
+//! set's that the frontend lowers) with a condition from a short explicit run, tests/support/res_check.rs runs the original and the residual program on
 //! deterministic random input lists and checks (a) every residual execution is an execution of
 //! the original, (b) every uncovered execution of the original is one of the residual, and (c)
 //! covered executions are cut off in the residual. Further: the emitted C of every residual
@@ -31,7 +31,7 @@ use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
 use baton::verdict::Verdict;
 use res_check::{check_res, input_lists, outcome, Outcome, Rng, Tally};
-use shared::{benchmarks, paper_tasks};
+use shared::{benchmarks, development_tasks, paper_tasks};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -836,8 +836,13 @@ const TASK_STEPS: u64 = 30_000;
 #[test]
 fn shared_tasks_residuals_satisfy_res() {
     let Some(root) = benchmarks() else { return };
-    let tasks = paper_tasks(&root);
+    let mut tasks = paper_tasks(&root);
     assert!(tasks.len() >= 77, "MANIFEST.csv lists {} tasks", tasks.len());
+    // And the development set's tasks the frontend lowers (arrays).
+    tasks.extend(development_tasks(&root).into_iter().filter(|(_, _, yml)| {
+        let task = Task::load(yml, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"));
+        baton::frontend::load_program(&task.program, task.data_model).is_ok()
+    }));
     let mut violations = Vec::new();
     let mut tally = Tally::default();
     let mut emitted: Vec<(DataModel, String, String)> = Vec::new();
