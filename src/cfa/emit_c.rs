@@ -67,13 +67,16 @@ pub fn emit_c(program: &Program) -> String {
         s
     };
     // The flat position `a[i][j]` names, and the element count of `a`, as C expressions.
-    let flat = |array: VarId, index: &[Expr]| -> String {
-        let dims = program
+    let dims = |array: VarId| {
+        program
             .variable(array)
             .array
             .as_ref()
             .map(|a| a.dims.as_slice())
-            .unwrap_or(&[]);
+            .unwrap_or(&[])
+    };
+    let flat = |array: VarId, index: &[Expr]| -> String {
+        let dims = dims(array);
         let mut at = String::new();
         for (k, i) in index.iter().enumerate() {
             at = if k == 0 {
@@ -85,13 +88,7 @@ pub fn emit_c(program: &Program) -> String {
         at
     };
     let count = |array: VarId| -> String {
-        let dims = program
-            .variable(array)
-            .array
-            .as_ref()
-            .map(|a| a.dims.as_slice())
-            .unwrap_or(&[]);
-        let parts: Vec<String> = dims
+        let parts: Vec<String> = dims(array)
             .iter()
             .map(|&d| format!("(unsigned long long){}", extent(&name, d)))
             .collect();

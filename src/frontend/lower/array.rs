@@ -163,7 +163,7 @@ impl Lowerer<'_> {
     }
 
     /// The element type and shape of a global array with its constant initializer.
-    fn global_array(
+    pub(super) fn global_array(
         &mut self,
         t: &CType,
         init: Option<&Node<Initializer>>,
@@ -180,43 +180,6 @@ impl Lowerer<'_> {
             }
         }
         Ok((ty, shape))
-    }
-
-    /// Declares a global array (also a `static` local); `unique` is its program-wide name.
-    pub(super) fn global_array_variable(
-        &mut self,
-        unique: &str,
-        source: &str,
-        t: CType,
-        init: Option<&Node<Initializer>>,
-        is_extern: bool,
-        at: usize,
-    ) -> Result<VarId> {
-        if self.globals.contains_key(unique) {
-            return Err(self.unsupported(at, "array declared more than once"));
-        }
-        if is_extern {
-            return Err(self.unsupported(at, "extern array"));
-        }
-        let (ty, shape) = self.global_array(&t, init, at)?;
-        let t = with_outer_length(t, &shape);
-        let id = self.new_var(Variable {
-            name: unique.to_string(),
-            source_name: source.to_string(),
-            ty,
-            scope: Scope::Global,
-            initial: 0,
-            temporary: false,
-            array: Some(shape),
-        });
-        self.globals.insert(unique.to_string(), id);
-        if self.scopes.len() == 1 || unique == source {
-            self.scopes[0].insert(source.to_string(), Sym::Var(id, t.clone()));
-        }
-        if self.scopes.len() > 1 {
-            self.bind(source, Sym::Var(id, t));
-        }
-        Ok(id)
     }
 
     /// The elements an initializer list gives, as (flat index, expression), in order.
@@ -401,7 +364,7 @@ fn list_length(items: &[Node<InitializerListItem>], stride: u64) -> u64 {
 
 /// An array type whose unspecified outermost length (`int a[] = {...}`) is the one the
 /// initializer gave its shape.
-fn with_outer_length(t: CType, shape: &ArrayShape) -> CType {
+pub(super) fn with_outer_length(t: CType, shape: &ArrayShape) -> CType {
     match (t, shape.dims.first()) {
         (CType::Array(elem, ArrayLen::Unspecified), Some(Extent::Fixed(n))) => {
             CType::Array(elem, ArrayLen::Fixed(*n))

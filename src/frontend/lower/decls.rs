@@ -1,6 +1,8 @@
 //! Lowering of declarations: type specifiers, declarators, globals, function definitions and locals.
 
+use super::array::with_outer_length;
 use super::*;
+use crate::cfa::memory::ArrayShape;
 
 impl Lowerer<'_> {
     /// Resolves type specifiers (registering enumerators) into a base type.
@@ -333,7 +335,17 @@ impl Lowerer<'_> {
         offset: usize,
     ) -> Result<VarId> {
         if matches!(t, CType::Array(..)) {
-            return self.global_array_variable(unique, source, t, init, is_extern, offset);
+            if self.globals.contains_key(unique) {
+                return Err(self.unsupported(offset, "array declared more than once"));
+            }
+            if is_extern {
+                return Err(self.unsupported(offset, "extern array"));
+            }
+            let (ty, shape) = self.global_array(&t, init, offset)?;
+            let t = with_outer_length(t, &shape);
+            let id = self.new_global(unique, source, ty, 0, Some(shape));
+            self.bind_global(unique, source, id, t);
+            return Ok(id);
         }
         let ty = self.value_type(&t, offset)?;
         let initial = match init {
@@ -360,16 +372,7 @@ impl Lowerer<'_> {
                 id
             }
             None => {
-                let id = self.new_var(Variable {
-                    name: unique.to_string(),
-                    source_name: source.to_string(),
-                    ty,
-                    scope: Scope::Global,
-                    initial: initial.unwrap_or(0),
-                    temporary: false,
-                    array: None,
-                });
-                self.globals.insert(unique.to_string(), id);
+                let id = self.new_global(unique, source, ty, initial.unwrap_or(0), None);
                 if initial.is_some() {
                     self.initialized.insert(id);
                 }
@@ -379,13 +382,41 @@ impl Lowerer<'_> {
                 id
             }
         };
+        self.bind_global(unique, source, id, t);
+        Ok(id)
+    }
+
+    /// A new global variable; `unique` is its program-wide name.
+    fn new_global(
+        &mut self,
+        unique: &str,
+        source: &str,
+        ty: IntType,
+        initial: i128,
+        array: Option<ArrayShape>,
+    ) -> VarId {
+        let id = self.new_var(Variable {
+            name: unique.to_string(),
+            source_name: source.to_string(),
+            ty,
+            scope: Scope::Global,
+            initial,
+            temporary: false,
+            array,
+        });
+        self.globals.insert(unique.to_string(), id);
+        id
+    }
+
+    /// Makes a global visible: at file scope under its source name, and in the current block
+    /// (a `static` or `extern` local).
+    pub(super) fn bind_global(&mut self, unique: &str, source: &str, id: VarId, t: CType) {
         if self.scopes.len() == 1 || unique == source {
             self.scopes[0].insert(source.to_string(), Sym::Var(id, t.clone()));
         }
         if self.scopes.len() > 1 {
             self.bind(source, Sym::Var(id, t));
         }
-        Ok(id)
     }
 
     /// Evaluates an integer constant expression.
