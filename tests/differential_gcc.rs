@@ -229,9 +229,9 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
     }
     // The memory model is exercised: most programs use arrays, many variable-length ones.
     let with = |what: &str| programs.iter().filter(|p| p.text().contains(what)).count();
-    let (arrays, vlas) = (with("] = "), with("[n"));
-    eprintln!("{arrays} programs write array elements, {vlas} declare variable-length arrays");
-    assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len());
+    let (arrays, vlas, strings) = (with("] = "), with("[n"), with("] = \""));
+    eprintln!("{arrays} programs use arrays, {vlas} variable-length ones, {strings} strings");
+    assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len() && strings * 10 > programs.len());
     let runs = models.len() * seeds.len() * INPUT_LISTS;
     eprintln!(
         "{} programs x {INPUT_LISTS} input lists x {} data models: {runs} runs, {} disagreements",

@@ -60,6 +60,30 @@ fn sizes_and_initialisers_follow_gcc() {
 }
 
 #[test]
+fn string_literals_initialise_char_arrays() {
+    let body = "char greeting[] = \"hi\\n\";\nint main(void) {\n  char s[3] = \"abc\";\n  unsigned char u[8] = \"\\xff\";\n  \
+                return sizeof(greeting) * 10000 + greeting[2] * 100 + s[2] + u[0] + u[1];\n}\n";
+    let p = program(body, DataModel::ILP32);
+    assert_eq!(
+        run(&p, &[]),
+        Ending::Returned {
+            value: Some(40_000 + 1000 + 99 + 255)
+        }
+    );
+    let err = load_source(
+        "s.c",
+        "int main(void) {\n  char s[2] = \"abc\";\n  return s[0];\n}\n",
+        DataModel::ILP32,
+    )
+    .err()
+    .map(|e| e.to_string());
+    assert_eq!(
+        err.as_deref(),
+        Some("s.c:2: error: initializer-string for array is too long")
+    );
+}
+
+#[test]
 fn out_of_bounds_and_bad_sizes_are_undefined_behaviour() {
     let p = program(
         "int main(void) {\n  int a[3][4] = {0};\n  int i = __VERIFIER_nondet_int();\n  int j = __VERIFIER_nondet_int();\n  \

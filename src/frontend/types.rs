@@ -132,10 +132,49 @@ pub(crate) fn character_constant(text: &str) -> Option<i128> {
     Some(IntType::CHAR.normalize(value))
 }
 
+/// The bytes of a (possibly concatenated) narrow string literal with its terminating NUL, as
+/// `char` values; `None` for wide or UTF-8 literals and malformed escapes.
+pub(crate) fn string_literal(parts: &[String]) -> Option<Vec<i128>> {
+    let mut out = Vec::new();
+    for part in parts {
+        let inner = part.strip_prefix('"')?.strip_suffix('"')?;
+        let mut chars = inner.chars().peekable();
+        while let Some(c) = chars.next() {
+            let mut token = String::from(c);
+            if c == '\\' {
+                let e = chars.next()?;
+                token.push(e);
+                let more = |ch: &char| match e {
+                    '0'..='7' => ch.is_digit(8),
+                    'x' => ch.is_ascii_hexdigit(),
+                    _ => false,
+                };
+                let limit = if e == 'x' { usize::MAX } else { 2 };
+                let mut taken = 0;
+                while taken < limit && chars.peek().is_some_and(more) {
+                    token.push(chars.next()?);
+                    taken += 1;
+                }
+            }
+            out.push(character_constant(&format!("'{token}'"))?);
+        }
+    }
+    out.push(0);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use lang_c::ast::IntegerSuffix;
+
+    #[test]
+    fn string_literals_decode_escapes() {
+        let parts = ["\"a\\n\\x41\\101\"".to_string(), "\"\\0z\"".to_string()];
+        assert_eq!(string_literal(&parts), Some(vec![97, 10, 65, 65, 0, 122, 0]));
+        assert_eq!(string_literal(&["L\"a\"".to_string()]), None);
+        assert_eq!(string_literal(&["\"\\xff\"".to_string()]), Some(vec![-1, 0]));
+    }
 
     fn int(base: IntegerBase, number: &str, size: IntegerSize, unsigned: bool) -> Integer {
         Integer {

@@ -1,6 +1,7 @@
 //! Arrays in generated programs: global arrays (one- and two-dimensional, with full, partial
-//! or no initialiser list), local arrays (with initialiser lists, and variable-length ones
-//! filled by a loop, so no element is ever read uninitialised), element reads in expressions
+//! or no initialiser list), local arrays (with initialiser lists, string literals with
+//! escapes, and variable-length ones filled by a loop, so no element is ever read
+//! uninitialised), element reads in expressions
 //! and element writes (`=`, compound assignments, `++`/`--`).
 //!
 //! Every index is `(unsigned)(e) % extent`, in bounds by construction, so the programs stay
@@ -73,7 +74,38 @@ impl Gen {
         let ty = self.any_type();
         let spelled = self.spell(ty);
         let name = format!("la{i}");
-        let arr = if self.rng.chance(40) {
+        let arr = if self.rng.chance(10) {
+            // A string literal with escapes initialises a `char` array.
+            const PIECES: &[&str] = &["a", "Z", "0", " ", "\\n", "\\t", "\\177", "\\200", "\\377", "\\0"];
+            let text: String = (0..self.rng.below(6)).map(|_| *self.rng.pick(PIECES)).collect();
+            let (shape, len) = if self.rng.chance(50) {
+                ("[]".to_string(), None)
+            } else {
+                let n = 1 + self.rng.below(8);
+                (format!("[{n}]"), Some(n))
+            };
+            // Too long for the array: cut it (not counting the NUL gcc may drop).
+            let text = match len {
+                Some(n) => {
+                    let mut kept = String::new();
+                    let mut count = 0;
+                    let mut rest = text.as_str();
+                    while let Some(piece) = PIECES.iter().find(|p| rest.starts_with(**p)) {
+                        if count == n {
+                            break;
+                        }
+                        kept.push_str(piece);
+                        count += 1;
+                        rest = &rest[piece.len()..];
+                    }
+                    kept
+                }
+                None => text,
+            };
+            self.line(format!("char {name}{shape} = \"{text}\";"));
+            let dims = vec![format!("sizeof {name}")];
+            Arr { name, dims }
+        } else if self.rng.chance(40) {
             // A variable-length array of 1 to 5 elements, filled by a loop.
             let n = format!("n{i}");
             let size = self.expr(ctx, 1);

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::cfa::memory::{element_count, ArrayShape, Extent};
+use crate::frontend::types::string_literal;
 use lang_c::ast::{ArraySize, InitializerListItem};
 
 /// Where an assignment writes: a scalar variable or an array element.
@@ -69,6 +70,13 @@ impl Lowerer<'_> {
             dims.push(match len {
                 ArrayLen::Fixed(n) => Extent::Fixed(*n),
                 ArrayLen::Unspecified => match init.map(|i| &i.node) {
+                    Some(Initializer::Expression(e)) if lens.len() == 1 => match &e.node {
+                        Expression::StringLiteral(parts) => match string_literal(&parts.node) {
+                            Some(bytes) => Extent::Fixed(bytes.len() as u64),
+                            None => return Err(self.unsupported(at, "wide or malformed string literal")),
+                        },
+                        _ => return Err(self.unsupported(at, "array initialized by an expression")),
+                    },
                     Some(Initializer::List(items)) if k == 0 => {
                         let inner: Option<Vec<u64>> = lens[1..]
                             .iter()
@@ -120,7 +128,9 @@ impl Lowerer<'_> {
     ) -> Result<()> {
         let (ty, shape) = self.array_shape(&t, init, at)?;
         let t = with_outer_length(t, &shape);
+        let string = self.string_elements(ty, &shape, init)?;
         let elements = match init {
+            _ if string.is_some() => None,
             None => None,
             Some(i) => Some(self.initial_elements(&shape, i)?),
         };
@@ -137,6 +147,20 @@ impl Lowerer<'_> {
         });
         self.bind(name, Sym::Var(v, t));
         self.pos = at;
+        if let Some(bytes) = string {
+            self.emit(Operation::Declare {
+                var: v,
+                init: Some(Expr::constant(0, ty)),
+            })?;
+            for (flat, byte) in bytes {
+                self.emit(Operation::Store {
+                    array: v,
+                    index: vec![Expr::constant(i128::from(flat), self.model.long())],
+                    rhs: Expr::constant(byte, ty),
+                })?;
+            }
+            return Ok(());
+        }
         let Some(elements) = elements else {
             return self.emit(Operation::Declare { var: v, init: None });
         };
@@ -173,13 +197,50 @@ impl Lowerer<'_> {
         if shape.fixed_extents().is_none() {
             return Err(self.unsupported(at, "variable-length array outside a function"));
         }
-        if let Some(i) = init {
+        if let Some(bytes) = self.string_elements(ty, &shape, init)? {
+            shape.initial = bytes;
+        } else if let Some(i) = init {
             for (flat, e) in self.initial_elements(&shape, i)? {
                 let v = self.const_eval(e)?;
                 shape.initial.push((flat, ty.normalize(v)));
             }
         }
         Ok((ty, shape))
+    }
+
+    /// The elements a string literal initializing a `char` array gives (`char s[] = "ab"`),
+    /// or `None` if the initializer is not a string literal.
+    fn string_elements(
+        &self,
+        ty: IntType,
+        shape: &ArrayShape,
+        init: Option<&Node<Initializer>>,
+    ) -> Result<Option<Vec<(u64, i128)>>> {
+        let Some(Initializer::Expression(e)) = init.map(|i| &i.node) else {
+            return Ok(None);
+        };
+        let Expression::StringLiteral(parts) = &e.node else {
+            return Ok(None);
+        };
+        let at = e.span.start;
+        let (Some(&[len]), 8) = (shape.fixed_extents().as_deref(), ty.bits) else {
+            return Err(self.unsupported(at, "string literal initializing an array that is not of char"));
+        };
+        let Some(mut bytes) = string_literal(&parts.node) else {
+            return Err(self.unsupported(at, "wide or malformed string literal"));
+        };
+        // The terminating NUL is dropped when the array has exactly no room for it.
+        if bytes.len() as u64 > len + 1 {
+            return Err(self.malformed(at, "initializer-string for array is too long"));
+        }
+        bytes.truncate(len as usize);
+        Ok(Some(
+            bytes
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| (i as u64, ty.normalize(b)))
+                .collect(),
+        ))
     }
 
     /// The elements an initializer list gives, as (flat index, expression), in order.
