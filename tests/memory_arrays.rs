@@ -197,3 +197,42 @@ fn emitted_arrays_compile_and_keep_the_layout() {
         }
     }
 }
+
+#[test]
+fn array_misuse_gets_one_line_errors() {
+    let cases = [
+        (
+            "int main(void) {\n  int a[2] = {1, 2, 3};\n  return a[0];\n}\n",
+            "e.c:2: error: excess elements in array initializer",
+        ),
+        (
+            "int main(void) {\n  int a[3];\n  return a[1][0];\n}\n",
+            "e.c:3: error: subscripted value is not an array",
+        ),
+        (
+            "int main(void) {\n  int a[0];\n  return 0;\n}\n",
+            "e.c:2: unsupported: zero-length array",
+        ),
+        (
+            "int main(void) {\n  int a[3] = {[1] = 2};\n  return a[1];\n}\n",
+            "e.c:2: unsupported: designated initializer",
+        ),
+        (
+            "int main(void) {\n  int a[3][2];\n  return a[1] == 0;\n}\n",
+            "e.c:3: unsupported: array used as a value (decay to a pointer)",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = load_source("e.c", text, DataModel::ILP32)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some(expected), "for:\n{text}");
+    }
+    // A zero-length array nobody uses (as in some headers) is no reason to reject a program.
+    assert!(load_source(
+        "e.c",
+        "int z[0];\nint main(void) { return 0; }\n",
+        DataModel::ILP32
+    )
+    .is_ok());
+}

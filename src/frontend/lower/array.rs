@@ -28,6 +28,9 @@ impl Lowerer<'_> {
                 ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
                     match self.const_eval(e) {
                         Ok(n) if n > 0 => ArrayLen::Fixed(n as u64),
+                        // gcc's zero-length arrays (an extension, e.g. flexible members in
+                        // headers): not modelled, rejected only where used.
+                        Ok(0) => return Ok(CType::Unsupported("zero-length array".into())),
                         Ok(_) => return Err(self.malformed(e.span.start, "array size not positive")),
                         // Not a constant: a variable-length array, sized when it is declared.
                         Err(_) if self.fs.is_some() => {
