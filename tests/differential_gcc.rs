@@ -8,7 +8,9 @@
 //! must repeat it. The generated programs contain signed overflow, so they are loaded with
 //! wrap-around semantics (`--signed-overflow wrap`, gcc's `-fwrapv`); the same runs under the
 //! default semantics (signed overflow is undefined) must then end exactly alike, or end with
-//! signed overflow where the wrap-around run overflowed. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
+//! signed overflow where the wrap-around run overflowed. The programs use arrays (global and
+//! local, multi-dimensional, initialiser lists, variable-length), so the memory model of the
+//! frontend and interpreter is compared with gcc's layout and semantics too. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
 //! (skipped with a printed reason when gcc cannot link 32-bit programs: install
 //! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
 //! `BATON_DIFF_FIRST_SEED`.
@@ -225,6 +227,11 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
             "too few `{kind}` endings: {endings:?}"
         );
     }
+    // The memory model is exercised: most programs use arrays, many variable-length ones.
+    let with = |what: &str| programs.iter().filter(|p| p.text().contains(what)).count();
+    let (arrays, vlas, strings) = (with("] = "), with("[n"), with("] = \""));
+    eprintln!("{arrays} programs use arrays, {vlas} variable-length ones, {strings} strings");
+    assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len() && strings * 10 > programs.len());
     let runs = models.len() * seeds.len() * INPUT_LISTS;
     eprintln!(
         "{} programs x {INPUT_LISTS} input lists x {} data models: {runs} runs, {} disagreements",

@@ -126,7 +126,14 @@ fn unsupported_constructs_give_one_line_with_line_number() {
     let cases = [
         ("int main() {\n  float f = 1;\n  return 0;\n}\n", "t.c:2: unsupported: floating-point type"),
         ("int main() {\n  int x = 0;\n  return x > 1.5;\n}\n", "t.c:3: unsupported: floating-point constant"),
-        ("int main() {\n\n  int a[3];\n  return 0;\n}\n", "t.c:3: unsupported: array"),
+        (
+            "int main() {\n\n  int a[3];\n  return a == 0;\n}\n",
+            "t.c:4: unsupported: array used as a value (decay to a pointer)",
+        ),
+        (
+            "int main() {\n  int *p[3];\n  return 0;\n}\n",
+            "t.c:2: unsupported: array of pointers or functions",
+        ),
         (
             "struct s { int f; };\nstruct s g;\nint main() {\n  return sizeof g;\n}\n",
             "t.c:4: unsupported: struct type (`g` declared at t.c:2)",

@@ -104,7 +104,7 @@ fn uses_of_unmodelled_constructs_are_rejected_at_the_programs_line() {
         ),
         (
             "extern int names[2];\nint main(void) {\n  return names[0];\n}\n",
-            "t.c:3: unsupported: array subscript",
+            "t.c:3: unsupported: extern array (`names` declared at t.c:1)",
         ),
         (
             "int helper(void) {\n  float g = 2;\n  return g > 1;\n}\nint main(void) {\n  return helper();\n}\n",

@@ -71,13 +71,19 @@ pub fn to_dot(program: &Program) -> String {
 /// heads, labels) and edges as `N3 -> N4  line 12: x = (x + 1);`, then a summary line.
 pub fn listing(program: &Program) -> String {
     let mut out = String::new();
-    for (_, v) in program.globals() {
+    for (id, v) in program.globals() {
+        let init = match &v.array {
+            None => v.initial.to_string(),
+            Some(a) => {
+                let elements: Vec<String> = a.initial.iter().map(|(at, x)| format!("[{at}] = {x}")).collect();
+                format!("{{{}}}", elements.join(", "))
+            }
+        };
         let _ = writeln!(
             out,
-            "global {} {} = {};",
+            "global {} {} = {init};",
             v.ty.c_name(program.data_model),
-            v.name,
-            v.initial
+            program.declarator(id),
         );
     }
     for f in &program.functions {

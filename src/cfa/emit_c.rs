@@ -7,7 +7,14 @@
 //! external functions without a body, which Baton models as nondet), and a location where the
 //! program has no way on (a path the condition covered, or an assumption) ends the path with
 //! `__VERIFIER_assume(0)` followed by a return.
+//!
+//! Arrays are emitted flat, in the row-major layout of [`super::memory`]: `int a[3][4]` becomes
+//! `int a[12]` and `a[i][j]` becomes `a[(i) * 4 + (j)]`. A variable-length array becomes a
+//! pointer that its declaration points at `__builtin_alloca` storage, because every local is
+//! declared at the top of its function (a `goto` may not jump into the scope of a VLA).
 
+use super::expr::Expr;
+use super::memory::Extent;
 use super::{LocId, Operation, Program, Scope, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -59,6 +66,34 @@ pub fn emit_c(program: &Program) -> String {
         e.write_c(&mut s, model, &name);
         s
     };
+    // The flat position `a[i][j]` names, and the element count of `a`, as C expressions.
+    let dims = |array: VarId| {
+        program
+            .variable(array)
+            .array
+            .as_ref()
+            .map(|a| a.dims.as_slice())
+            .unwrap_or(&[])
+    };
+    let flat = |array: VarId, index: &[Expr]| -> String {
+        let dims = dims(array);
+        let mut at = String::new();
+        for (k, i) in index.iter().enumerate() {
+            at = if k == 0 {
+                format!("({})", expr(i))
+            } else {
+                format!("({at} * {} + {})", extent(&name, dims[k]), expr(i))
+            };
+        }
+        at
+    };
+    let count = |array: VarId| -> String {
+        let parts: Vec<String> = dims(array)
+            .iter()
+            .map(|&d| format!("(unsigned long long){}", extent(&name, d)))
+            .collect();
+        parts.join(" * ")
+    };
     let file = program.files.first().cloned().unwrap_or_default();
 
     let mut out = String::new();
@@ -100,13 +135,32 @@ pub fn emit_c(program: &Program) -> String {
     }
     out.push('\n');
     for (id, v) in program.globals() {
-        let _ = writeln!(
-            out,
-            "{} {} = {};",
-            v.ty.c_name(model),
-            name(id),
-            expr(&super::expr::Expr::constant(v.initial, v.ty))
-        );
+        match &v.array {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{} {} = {};",
+                    v.ty.c_name(model),
+                    name(id),
+                    expr(&Expr::constant(v.initial, v.ty))
+                );
+            }
+            Some(shape) => {
+                let elements: Vec<String> = shape
+                    .initial
+                    .iter()
+                    .map(|&(at, x)| format!("[{at}] = {}", expr(&Expr::constant(x, v.ty))))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{} {}[{}] = {{ {} }};",
+                    v.ty.c_name(model),
+                    name(id),
+                    count(id),
+                    elements.join(", ")
+                );
+            }
+        }
     }
     out.push('\n');
 
@@ -149,8 +203,16 @@ pub fn emit_c(program: &Program) -> String {
                 locals.insert(rv);
             }
         }
-        for v in &locals {
-            let _ = writeln!(out, "  {} {};", program.variable(*v).ty.c_name(model), name(*v));
+        for &v in &locals {
+            let var = program.variable(v);
+            let ty = var.ty.c_name(model);
+            let _ = match &var.array {
+                None => writeln!(out, "  {ty} {};", name(v)),
+                Some(shape) if shape.fixed_extents().is_some() => {
+                    writeln!(out, "  {ty} {}[{}];", name(v), count(v))
+                }
+                Some(_) => writeln!(out, "  {ty} *{};", name(v)),
+            };
         }
         let label = location_label;
         let block = match f.return_type {
@@ -201,9 +263,44 @@ pub fn emit_c(program: &Program) -> String {
                         format!("if ({c}) goto {to};")
                     }
                     Operation::Skip => format!("goto {to};"),
-                    Operation::Declare { init: None, .. } => format!("goto {to};"),
-                    Operation::Declare { var, init: Some(e) } => {
-                        format!("{} = {}; goto {to};", name(*var), expr(e))
+                    Operation::Declare { var, init } => {
+                        let v = program.variable(*var);
+                        let alloc = match &v.array {
+                            Some(shape) if shape.fixed_extents().is_none() => format!(
+                                "{} = __builtin_alloca(sizeof({}) * {}); ",
+                                name(*var),
+                                v.ty.c_name(model),
+                                count(*var)
+                            ),
+                            _ => String::new(),
+                        };
+                        let init = match (init, &v.array) {
+                            (None, _) => String::new(),
+                            (Some(e), None) => format!("{} = {}; ", name(*var), expr(e)),
+                            (Some(e), Some(_)) => format!(
+                                "{{ unsigned long long __baton_i; for (__baton_i = 0; __baton_i < {}; __baton_i++) {}[__baton_i] = {}; }} ",
+                                count(*var),
+                                name(*var),
+                                expr(e)
+                            ),
+                        };
+                        format!("{alloc}{init}goto {to};")
+                    }
+                    Operation::Load { lhs, array, index } => {
+                        format!(
+                            "{} = {}[{}]; goto {to};",
+                            name(*lhs),
+                            name(*array),
+                            flat(*array, index)
+                        )
+                    }
+                    Operation::Store { array, index, rhs } => {
+                        format!(
+                            "{}[{}] = {}; goto {to};",
+                            name(*array),
+                            flat(*array, index),
+                            expr(rhs)
+                        )
                     }
                     Operation::Assign { lhs, rhs } => format!("{} = {}; goto {to};", name(*lhs), expr(rhs)),
                     Operation::Nondet { lhs, ty, .. } => {
@@ -240,4 +337,12 @@ pub fn emit_c(program: &Program) -> String {
         out.push_str("}\n");
     }
     out
+}
+
+/// An array extent as a C expression.
+fn extent(name: &impl Fn(VarId) -> String, d: Extent) -> String {
+    match d {
+        Extent::Fixed(n) => n.to_string(),
+        Extent::Var(v) => name(v),
+    }
 }

@@ -23,15 +23,24 @@
 //!   their types) and enters the callee; at the callee's exit location the caller's result
 //!   variable receives the callee's `return_var` (converted). A non-void function that falls off
 //!   its end without `return` hands back whatever its return variable holds (C: undefined).
+//! - Arrays ([`super::memory`]) are created with every element 0: those of constant size when
+//!   the run starts (globals with their initial elements), variable-length ones when their
+//!   `Declare` edge runs. An array larger than [`MAX_ARRAY_ELEMENTS`] ends the run with
+//!   [`Ending::MemoryLimit`]. An index outside its dimension or a variable-length array size
+//!   that is not positive is undefined behaviour.
 //! - An operation with undefined behaviour (see [`semantics`]; signed overflow unless the
 //!   program's [`Program::signed_overflow`] is `wrap`) ends the run with
 //!   [`Ending::UndefinedBehavior`] saying what and at which line: such a run is never a
 //!   violation of the property, whatever follows.
 
 use super::expr::Expr;
+use super::memory::{self, element_count, flat_index, Extent};
 use super::semantics::{self, UndefinedBehavior};
 use super::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, VarId};
 use std::fmt;
+
+/// The most elements one array may have in a run (each takes 16 bytes here).
+pub const MAX_ARRAY_ELEMENTS: u64 = 1 << 22;
 
 /// Limits and recording switches of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +77,9 @@ pub enum Ending {
     AssumptionViolated { line: u32 },
     /// [`ExecOptions::max_steps`] edges were executed and the run had not ended.
     StepLimit,
+    /// An array of more than [`MAX_ARRAY_ELEMENTS`] elements was to be created at `line`
+    /// (0: when the run started).
+    MemoryLimit { line: u32 },
     /// Evaluating an expression at `line` hit behaviour C leaves undefined.
     UndefinedBehavior { what: UndefinedBehavior, line: u32 },
     /// The run reached a location without outgoing edges that is neither an exit nor an error
@@ -101,6 +113,9 @@ impl fmt::Display for Ending {
             Ending::Returned { value: None } => write!(f, "returned (void)"),
             Ending::AssumptionViolated { line } => write!(f, "assumption violated at line {line}"),
             Ending::StepLimit => write!(f, "step limit reached"),
+            Ending::MemoryLimit { line } => {
+                write!(f, "array beyond the interpreter's size limit at line {line}")
+            }
             Ending::UndefinedBehavior { what, line } => {
                 write!(f, "undefined behaviour: {what} at line {line}")
             }
@@ -164,6 +179,7 @@ pub fn execute_observed(
         inputs,
         options,
         values: Vec::new(),
+        arrays: Vec::new(),
         steps: 0,
         inputs_consumed: 0,
         path: Vec::new(),
@@ -183,6 +199,12 @@ pub fn execute_observed(
     }
 }
 
+/// The elements of a live array and its extents.
+struct ArrayObject {
+    extents: Vec<u64>,
+    elements: Vec<i128>,
+}
+
 /// A call in progress.
 struct Frame {
     callee: FuncId,
@@ -195,6 +217,8 @@ struct Run<'a> {
     inputs: &'a [i128],
     options: &'a ExecOptions,
     values: Vec<i128>,
+    /// Per variable: the array object, once created.
+    arrays: Vec<Option<ArrayObject>>,
     steps: u64,
     inputs_consumed: usize,
     path: Vec<EdgeId>,
@@ -217,6 +241,69 @@ impl Run<'_> {
         v
     }
 
+    /// Creates the array `var` with these extents, every element `fill`.
+    fn create_array(&mut self, var: VarId, extents: Vec<u64>, fill: i128, line: u32) -> Result<(), Ending> {
+        let count = element_count(&extents).filter(|&n| n <= MAX_ARRAY_ELEMENTS);
+        let Some(count) = count else {
+            return Err(Ending::MemoryLimit { line });
+        };
+        let fill = self.program.variable(var).ty.normalize(fill);
+        self.arrays[var.index()] = Some(ArrayObject {
+            extents,
+            elements: vec![fill; count as usize],
+        });
+        Ok(())
+    }
+
+    /// The live array `var` and the flat position of the element `index` names.
+    fn element(
+        &mut self,
+        var: VarId,
+        index: &[Expr],
+        line: u32,
+    ) -> Result<(&mut ArrayObject, usize), Ending> {
+        let mut at = Vec::with_capacity(index.len());
+        for i in index {
+            at.push(
+                self.eval(i)
+                    .map_err(|what| Ending::UndefinedBehavior { what, line })?,
+            );
+        }
+        let Some(array) = self.arrays[var.index()].as_mut() else {
+            return Err(Ending::InvalidProgram {
+                reason: format!(
+                    "array `{}` used before its declaration at line {line}",
+                    self.program.variable(var).name
+                ),
+            });
+        };
+        let flat =
+            flat_index(&array.extents, &at).map_err(|what| Ending::UndefinedBehavior { what, line })?;
+        Ok((array, flat as usize))
+    }
+
+    /// Creates every array of constant size (globals with their initial elements).
+    fn create_fixed_arrays(&mut self) -> Result<(), Ending> {
+        let program = self.program;
+        self.arrays = program.variables.iter().map(|_| None).collect();
+        for (i, v) in program.variables.iter().enumerate() {
+            let Some(extents) = v.array.as_ref().and_then(|a| a.fixed_extents()) else {
+                continue;
+            };
+            self.create_array(VarId(i as u32), extents, 0, 0)?;
+            if let (super::Scope::Global, Some(shape), Some(obj)) =
+                (v.scope, &v.array, self.arrays[i].as_mut())
+            {
+                for &(at, value) in &shape.initial {
+                    if let Some(slot) = obj.elements.get_mut(at as usize) {
+                        *slot = v.ty.normalize(value);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn run(&mut self, observer: &mut dyn FnMut(&Step)) -> Ending {
         let program = self.program;
         self.values = program
@@ -227,6 +314,9 @@ impl Run<'_> {
                 super::Scope::Local(_) => 0,
             })
             .collect();
+        if let Err(ending) = self.create_fixed_arrays() {
+            return ending;
+        }
         let mut stack: Vec<Frame> = Vec::new();
         let mut current = program.main().entry;
         let mut last_line = 0u32;
@@ -314,7 +404,42 @@ impl Run<'_> {
                         },
                         None => 0,
                     };
-                    writes.push((*var, self.store(*var, value)));
+                    match &program.variable(*var).array {
+                        None => writes.push((*var, self.store(*var, value))),
+                        Some(shape) => {
+                            let mut extents = Vec::with_capacity(shape.dims.len());
+                            for d in &shape.dims {
+                                extents.push(match d {
+                                    Extent::Fixed(n) => *n,
+                                    Extent::Var(x) => match memory::extent_from_value(self.values[x.index()])
+                                    {
+                                        Ok(n) => n,
+                                        Err(what) => return ub(what),
+                                    },
+                                });
+                            }
+                            if let Err(ending) = self.create_array(*var, extents, value, line) {
+                                return ending;
+                            }
+                        }
+                    }
+                }
+                Operation::Load { lhs, array, index } => {
+                    let value = match self.element(*array, index, line) {
+                        Ok((obj, at)) => obj.elements[at],
+                        Err(ending) => return ending,
+                    };
+                    writes.push((*lhs, self.store(*lhs, value)));
+                }
+                Operation::Store { array, index, rhs } => {
+                    let value = match self.eval(rhs) {
+                        Ok(v) => program.variable(*array).ty.normalize(v),
+                        Err(what) => return ub(what),
+                    };
+                    match self.element(*array, index, line) {
+                        Ok((obj, at)) => obj.elements[at] = value,
+                        Err(ending) => return ending,
+                    }
                 }
                 Operation::Assign { lhs, rhs } => match self.eval(rhs) {
                     Ok(v) => writes.push((*lhs, self.store(*lhs, v))),
@@ -450,6 +575,14 @@ fn validate(p: &Program) -> Result<(), String> {
         e.for_each_var(&mut |v| ok &= var_ok(v));
         ok
     };
+    // An array with one index per dimension and variable extents that exist.
+    let array_ok = |v: VarId, n: usize| {
+        var_ok(v)
+            && p.variables[v.index()]
+                .array
+                .as_ref()
+                .is_some_and(|a| a.dims.len() == n && a.extent_vars().all(var_ok))
+    };
     for f in &p.functions {
         if f.entry.index() >= nl || f.exit.index() >= nl {
             return Err(format!(
@@ -473,8 +606,21 @@ fn validate(p: &Program) -> Result<(), String> {
         }
         let ok = match &e.op {
             Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } => true,
-            Operation::Declare { var, init } => var_ok(*var) && init.as_ref().is_none_or(expr_ok),
+            Operation::Declare { var, init } => {
+                var_ok(*var)
+                    && init.as_ref().is_none_or(expr_ok)
+                    && p.variables[var.index()]
+                        .array
+                        .as_ref()
+                        .is_none_or(|a| a.extent_vars().all(var_ok))
+            }
             Operation::Assign { lhs, rhs } => var_ok(*lhs) && expr_ok(rhs),
+            Operation::Load { lhs, array, index } => {
+                var_ok(*lhs) && array_ok(*array, index.len()) && index.iter().all(expr_ok)
+            }
+            Operation::Store { array, index, rhs } => {
+                array_ok(*array, index.len()) && index.iter().all(expr_ok) && expr_ok(rhs)
+            }
             Operation::Nondet { lhs, .. } => lhs.is_none_or(var_ok),
             Operation::Assume { cond, .. } => expr_ok(cond),
             Operation::Return { value } => value.as_ref().is_none_or(expr_ok),
@@ -541,6 +687,7 @@ mod tests {
                 scope,
                 initial,
                 temporary: false,
+                array: None,
             });
             VarId(self.p.variables.len() as u32 - 1)
         }
@@ -888,6 +1035,9 @@ mod tests {
                 UndefinedBehavior::DivisionOverflow => -1,
                 UndefinedBehavior::ShiftOutOfRange => 32,
                 UndefinedBehavior::SignedOverflow => 1,
+                UndefinedBehavior::ArrayIndexOutOfBounds | UndefinedBehavior::ArraySizeNotPositive => {
+                    unreachable!("not an operator's undefined behaviour")
+                }
             };
             let r = run(&p, &[input]);
             assert_eq!(r.ending, Ending::UndefinedBehavior { what, line });

@@ -8,15 +8,19 @@
 //!
 //! Baton rejects recursion, so every function has at most one active frame: each local variable
 //! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
+//! Arrays are variables too ([`memory`]): they are read and written only by `Load` and `Store`
+//! edges, so expressions stay scalar.
 
 pub mod dot;
 pub mod emit_c;
 pub mod expr;
 pub mod interpreter;
+pub mod memory;
 pub mod semantics;
 pub mod types;
 
 use expr::Expr;
+use memory::ArrayShape;
 use semantics::SignedOverflow;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -68,8 +72,12 @@ pub struct Variable {
     pub name: String,
     /// The name in the C source.
     pub source_name: String,
+    /// The type of the variable, or of its elements if it is an array.
     pub ty: IntType,
     pub scope: Scope,
+    /// The dimensions if the variable is an array (see [`memory`]).
+    #[serde(default)]
+    pub array: Option<ArrayShape>,
     /// Static initial value of a global (0 when the source gives none).
     pub initial: i128,
     /// True for variables the frontend introduced (temporaries for calls, `&&`, `?:`, …).
@@ -113,8 +121,22 @@ pub struct Location {
 pub enum Operation {
     /// No effect (joins, empty statements, `goto`).
     Skip,
-    /// A local declaration; without initialiser the variable's value is indeterminate.
+    /// A local declaration; without initialiser the variable's value is indeterminate. For an
+    /// array this creates the array (its variable extents read now) and `init`, if given,
+    /// is the value of every element.
     Declare { var: VarId, init: Option<Expr> },
+    /// `lhs = array[index...]`: one index per dimension of `array`.
+    Load {
+        lhs: VarId,
+        array: VarId,
+        index: Vec<Expr>,
+    },
+    /// `array[index...] = rhs` (the rhs already converted to the element type).
+    Store {
+        array: VarId,
+        index: Vec<Expr>,
+        rhs: Expr,
+    },
     /// `lhs = rhs` (the rhs already converted to the variable's type).
     Assign { lhs: VarId, rhs: Expr },
     /// `lhs = __VERIFIER_nondet_<ty>()` or the result of an external function without body;
@@ -156,9 +178,28 @@ impl Operation {
         self.for_each_read(f);
     }
 
-    /// Calls `f` on every variable the operation reads.
+    /// True if the operation reads or writes array elements, or creates an array.
+    pub fn touches_memory(&self, program: &Program) -> bool {
+        match self {
+            Operation::Load { .. } | Operation::Store { .. } => true,
+            Operation::Declare { var, .. } => program.variable(*var).array.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Calls `f` on every variable the operation reads. An array that is loaded from or
+    /// stored into counts as read (a store changes only part of it).
     pub fn for_each_read(&self, f: &mut impl FnMut(VarId)) {
         match self {
+            Operation::Load { array, index, .. } => {
+                f(*array);
+                index.iter().for_each(|e| e.for_each_var(f));
+            }
+            Operation::Store { array, index, rhs } => {
+                f(*array);
+                index.iter().for_each(|e| e.for_each_var(f));
+                rhs.for_each_var(f);
+            }
             Operation::Declare { init: Some(e), .. }
             | Operation::Assign { rhs: e, .. }
             | Operation::Assume { cond: e, .. }
@@ -169,10 +210,12 @@ impl Operation {
         }
     }
 
-    /// The variable the operation writes, if any (not counting callee parameters).
+    /// The variable the operation writes as a whole, if any (not counting callee parameters;
+    /// a `Store` changes one element, not its whole array).
     pub fn written_var(&self) -> Option<VarId> {
         match self {
             Operation::Declare { var, .. } => Some(*var),
+            Operation::Load { lhs, .. } => Some(*lhs),
             Operation::Assign { lhs, .. } => Some(*lhs),
             Operation::Nondet { lhs, .. } => *lhs,
             Operation::Call { result, .. } => *result,
@@ -357,6 +400,21 @@ impl Program {
         format!("{file}:{}", at.line)
     }
 
+    /// A variable's name with its array dimensions (`main::a[3][main::__baton_tmp1]`).
+    pub fn declarator(&self, var: VarId) -> String {
+        let v = self.variable(var);
+        let dims: String = v
+            .array
+            .iter()
+            .flat_map(|a| &a.dims)
+            .map(|d| match d {
+                memory::Extent::Fixed(n) => format!("[{n}]"),
+                memory::Extent::Var(x) => format!("[{}]", self.variable(*x).name),
+            })
+            .collect();
+        format!("{}{dims}", v.name)
+    }
+
     /// A one-line rendering of an edge's operation with source names of variables.
     pub fn render_operation(&self, op: &Operation) -> String {
         let name = |v: VarId| self.variable(v).name.clone();
@@ -365,22 +423,30 @@ impl Program {
             e.write_c(&mut s, self.data_model, &name);
             s
         };
+        let subscripts =
+            |index: &[Expr]| -> String { index.iter().map(|i| format!("[{}]", expr(i))).collect() };
         match op {
             Operation::Skip => "skip".into(),
-            Operation::Declare { var, init: None } => {
+            Operation::Declare { var, init } => {
+                let v = self.variable(*var);
+                let init = match init {
+                    Some(e) if v.array.is_some() => format!(" = {{all {}}}", expr(e)),
+                    Some(e) => format!(" = {}", expr(e)),
+                    None => String::new(),
+                };
                 format!(
-                    "{} {};",
-                    self.variable(*var).ty.c_name(self.data_model),
-                    name(*var)
+                    "{} {}{init};",
+                    v.ty.c_name(self.data_model),
+                    self.declarator(*var)
                 )
             }
-            Operation::Declare { var, init: Some(e) } => format!(
-                "{} {} = {};",
-                self.variable(*var).ty.c_name(self.data_model),
-                name(*var),
-                expr(e)
-            ),
             Operation::Assign { lhs, rhs } => format!("{} = {};", name(*lhs), expr(rhs)),
+            Operation::Load { lhs, array, index } => {
+                format!("{} = {}{};", name(*lhs), name(*array), subscripts(index))
+            }
+            Operation::Store { array, index, rhs } => {
+                format!("{}{} = {};", name(*array), subscripts(index), expr(rhs))
+            }
             Operation::Nondet {
                 lhs: Some(v),
                 function,

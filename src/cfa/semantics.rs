@@ -36,6 +36,12 @@ pub enum UndefinedBehavior {
     /// left shift of a negative value (only under [`SignedOverflow::Undefined`]).
     #[error("signed integer overflow")]
     SignedOverflow,
+    /// An array element accessed with an index outside its dimension.
+    #[error("array index out of bounds")]
+    ArrayIndexOutOfBounds,
+    /// A variable-length array declared with a size that is not positive.
+    #[error("variable-length array size not positive")]
+    ArraySizeNotPositive,
 }
 
 /// What signed arithmetic overflow means: undefined behaviour as in C (paths through it are

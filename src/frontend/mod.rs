@@ -1,8 +1,10 @@
 //! The C frontend: preprocesses a C file with gcc, parses it with `lang-c` and lowers it into
 //! Baton's CFA model ([`crate::cfa::Program`]).
 //!
-//! Baton models only integers (pointers are pointer-width unsigned integers that may only be
-//! stored, compared, cast and passed). Everything else is rejected with a one-line
+//! Baton models integers and arrays of integers (fixed and variable length, multi-dimensional,
+//! with initialiser lists; see [`crate::cfa::memory`]); pointers are pointer-width unsigned
+//! integers that may only be stored, compared, cast and passed. Everything else (structs,
+//! dereference, arrays decaying to pointers, floats, recursion) is rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses
 //! counts: declarations (libc prototypes with function pointers, typedefs of structs, objects of

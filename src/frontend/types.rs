@@ -3,16 +3,45 @@
 use crate::cfa::types::{DataModel, IntType};
 use lang_c::ast::{Integer, IntegerBase, IntegerSize};
 
-/// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA.
+/// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA; arrays are
+/// objects whose elements are such values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CType {
     Void,
     Int(IntType),
     /// Any object pointer, modelled as a pointer-width unsigned integer.
     Ptr,
+    /// An array of the element type (itself an array for more dimensions).
+    Array(Box<CType>, ArrayLen),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
+}
+
+/// The length of an array type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ArrayLen {
+    /// A constant length.
+    Fixed(u64),
+    /// A variable length (`int a[n]`): the size expression, by its index in the lowerer's
+    /// table of size expressions, evaluated when the declaration runs.
+    Variable(usize),
+    /// No length given (`int a[] = {...}`, or a parameter).
+    Unspecified,
+}
+
+impl CType {
+    /// The dimensions of an array type (outermost first) and its element type, which is not
+    /// an array; `None` if the type is not an array.
+    pub(crate) fn array_dims(&self) -> Option<(Vec<ArrayLen>, &CType)> {
+        let mut dims = Vec::new();
+        let mut t = self;
+        while let CType::Array(elem, len) = t {
+            dims.push(len.clone());
+            t = elem;
+        }
+        (!dims.is_empty()).then_some((dims, t))
+    }
 }
 
 /// The value and type C gives an integer constant (C11 6.4.4.1), or `None` if it fits no type.
@@ -103,10 +132,49 @@ pub(crate) fn character_constant(text: &str) -> Option<i128> {
     Some(IntType::CHAR.normalize(value))
 }
 
+/// The bytes of a (possibly concatenated) narrow string literal with its terminating NUL, as
+/// `char` values; `None` for wide or UTF-8 literals and malformed escapes.
+pub(crate) fn string_literal(parts: &[String]) -> Option<Vec<i128>> {
+    let mut out = Vec::new();
+    for part in parts {
+        let inner = part.strip_prefix('"')?.strip_suffix('"')?;
+        let mut chars = inner.chars().peekable();
+        while let Some(c) = chars.next() {
+            let mut token = String::from(c);
+            if c == '\\' {
+                let e = chars.next()?;
+                token.push(e);
+                let more = |ch: &char| match e {
+                    '0'..='7' => ch.is_digit(8),
+                    'x' => ch.is_ascii_hexdigit(),
+                    _ => false,
+                };
+                let limit = if e == 'x' { usize::MAX } else { 2 };
+                let mut taken = 0;
+                while taken < limit && chars.peek().is_some_and(more) {
+                    token.push(chars.next()?);
+                    taken += 1;
+                }
+            }
+            out.push(character_constant(&format!("'{token}'"))?);
+        }
+    }
+    out.push(0);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use lang_c::ast::IntegerSuffix;
+
+    #[test]
+    fn string_literals_decode_escapes() {
+        let parts = ["\"a\\n\\x41\\101\"".to_string(), "\"\\0z\"".to_string()];
+        assert_eq!(string_literal(&parts), Some(vec![97, 10, 65, 65, 0, 122, 0]));
+        assert_eq!(string_literal(&["L\"a\"".to_string()]), None);
+        assert_eq!(string_literal(&["\"\\xff\"".to_string()]), Some(vec![-1, 0]));
+    }
 
     fn int(base: IntegerBase, number: &str, size: IntegerSize, unsigned: bool) -> Integer {
         Integer {

@@ -7,7 +7,8 @@
 //! `while`, `do` and backward-`goto` loops with `break`/`continue`, `switch` with fall-through,
 //! forward `goto`, calls with parameters and return values (no recursion: a function only calls
 //! functions defined before it), `__VERIFIER_nondet_*`, `__VERIFIER_assume`, `abort`, `exit` and
-//! `reach_error`. `main` ends by returning (or `exit`ing with) a hash of all its variables and
+//! `reach_error`, and arrays ([`arrays`]: global and local, one- and two-dimensional, with
+//! initialiser lists, variable-length ones). `main` ends by returning (or `exit`ing with) a hash of all its variables and
 //! all globals, so differing values show up, not only differing control flow.
 //!
 //! Undefined behaviour is avoided by construction: divisors are guarded
@@ -24,6 +25,10 @@
 //! functions; a gcc harness replaces them by its own definitions.
 
 #![allow(dead_code)]
+
+#[path = "cgen_arrays.rs"]
+mod arrays;
+use arrays::Arr;
 
 /// A deterministic pseudo-random generator (SplitMix64): no dependency, stable across versions.
 pub struct Rng(u64);
@@ -241,6 +246,8 @@ struct Ctx {
     depth: usize,
     /// Forward labels a `goto` may jump to.
     labels: Vec<String>,
+    /// Arrays the statement may read and write elements of.
+    arrays: Vec<Arr>,
     /// Functions this one may call.
     callees: usize,
     /// The return type of the current function (`None`: void).
@@ -261,6 +268,9 @@ struct Gen {
     signed_enum: Option<String>,
     funcs: Vec<Func>,
     globals: Vec<Var>,
+    /// Global arrays, and the arrays of the function being generated.
+    global_arrays: Vec<Arr>,
+    arrays: Vec<Arr>,
     /// Loop counters (one per nesting depth) of the function being generated.
     counters: Vec<String>,
     labels_made: usize,
@@ -278,6 +288,8 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         signed_enum: None,
         funcs: Vec::new(),
         globals: Vec::new(),
+        global_arrays: Vec::new(),
+        arrays: Vec::new(),
         counters: Vec::new(),
         labels_made: 0,
     };
@@ -372,6 +384,9 @@ impl Gen {
                 self.line(format!("{spelled} {name} = {init};"));
             }
             self.globals.push(Var { name, ty });
+        }
+        for i in 0..self.rng.below(3) {
+            self.global_array(i);
         }
         if let Some(e) = self.signed_enum.clone() {
             let name = format!("{}ge", self.p);
@@ -551,6 +566,7 @@ impl Gen {
 
     /// Locals, counters, statements and the final hashing return of a function.
     fn body(&mut self, mut vars: Vec<Var>, callees: usize, ret: Option<usize>, is_main: bool) {
+        self.arrays = self.global_arrays.clone();
         let nlocals = 1 + self.rng.below(4);
         let mut locals = Vec::new();
         for i in 0..nlocals {
@@ -584,6 +600,11 @@ impl Gen {
         self.counters = (0..=MAX_LOOP_DEPTH).map(|d| format!("c{d}")).collect();
         let counters = self.counters.join(" = 0, ");
         self.line(format!("int {counters} = 0;"));
+        let mut local_arrays = Vec::new();
+        for i in 0..self.rng.below(3) {
+            let ctx = self.ctx(vars.clone(), callees, ret, is_main);
+            local_arrays.push(self.local_array(&ctx, i));
+        }
         // Top-level statements with forward labels between them.
         let n = 3 + self.rng.below(7);
         let mut label_at: Vec<Option<String>> = vec![None; n + 1];
@@ -614,9 +635,18 @@ impl Gen {
         } else {
             hash_vars.extend(vars.iter().filter(|v| v.name.starts_with('a')).cloned());
         }
+        let mut hashed: Vec<String> = hash_vars.iter().map(|v| v.name.clone()).collect();
+        let arrays = if is_main {
+            local_arrays.iter().chain(&self.global_arrays).cloned().collect()
+        } else {
+            local_arrays
+        };
+        for a in &arrays {
+            hashed.extend(a.corner_elements());
+        }
         let mut h = "0ULL".to_string();
-        for v in &hash_vars {
-            h = format!("(({h}) * 1000003ULL ^ (unsigned long long)({}))", v.name);
+        for v in &hashed {
+            h = format!("(({h}) * 1000003ULL ^ (unsigned long long)({v}))");
         }
         if is_main {
             if self.rng.chance(15) {
@@ -637,6 +667,7 @@ impl Gen {
             counter_depth: 0,
             depth: 0,
             labels: Vec::new(),
+            arrays: self.arrays.clone(),
             callees,
             ret,
             is_main,
@@ -704,6 +735,9 @@ impl Gen {
     }
 
     fn leaf(&mut self, ctx: &Ctx) -> String {
+        if !ctx.arrays.is_empty() && self.rng.chance(12) {
+            return self.element(ctx);
+        }
         match self.rng.below(20) {
             0..=11 => self.var(ctx).name.clone(),
             12 | 13 => self.rng.pick(&self.enum_consts).clone(),
@@ -956,8 +990,18 @@ impl Gen {
                 .filter(|v| !v.name.starts_with(&self.p))
                 .cloned()
                 .collect(),
+            arrays: ctx
+                .arrays
+                .iter()
+                .filter(|a| !a.name.starts_with(&self.p))
+                .cloned()
+                .collect(),
             ..ctx.clone()
         };
+        if !ctx.arrays.is_empty() && self.rng.chance(15) {
+            self.element_store(ctx);
+            return;
+        }
         let local_expr = |g: &mut Gen| {
             if local_ctx.vars.is_empty() {
                 g.literal_positive()

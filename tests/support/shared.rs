@@ -22,8 +22,25 @@ pub fn in_table(tables: &str, table: &str) -> bool {
 
 /// `(paper table, name, task file)` of the papers' tasks in `MANIFEST.csv` (tables I–III and the
 /// rows `-` beside them): the 77 tasks the frontend lowers. The development set (rows `D`:
-/// arrays, recursion, floats — issue #11, which the frontend does not model yet) is left out.
+/// arrays, recursion, floats — issue #11) is left out: see [`development_tasks`].
 pub fn paper_tasks(dir: &Path) -> Vec<(String, String, PathBuf)> {
+    manifest_rows(dir)
+        .into_iter()
+        .filter(|(table, _, _)| !in_table(table, "D"))
+        .collect()
+}
+
+/// `(paper table, name, task file)` of the development set (rows `D`), of which the frontend
+/// lowers a part (arrays; recursion and floats not yet).
+pub fn development_tasks(dir: &Path) -> Vec<(String, String, PathBuf)> {
+    manifest_rows(dir)
+        .into_iter()
+        .filter(|(table, _, _)| in_table(table, "D"))
+        .collect()
+}
+
+/// Every row of `MANIFEST.csv`.
+fn manifest_rows(dir: &Path) -> Vec<(String, String, PathBuf)> {
     let file = dir.join("MANIFEST.csv");
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     text.lines()
@@ -32,6 +49,5 @@ pub fn paper_tasks(dir: &Path) -> Vec<(String, String, PathBuf)> {
             let cols: Vec<&str> = l.split(',').collect();
             (cols.len() >= 3).then(|| (cols[0].to_string(), cols[1].to_string(), dir.join(cols[2])))
         })
-        .filter(|(table, _, _)| !in_table(table, "D"))
         .collect()
 }

@@ -6,6 +6,11 @@
 //! (`x == c`). States are never merged; a state is covered by one at the same control state
 //! that knows no more (the partial order of the flat lattice per variable).
 //!
+//! Arrays ([`crate::cfa::memory`]): the elements of small arrays of constant size are tracked
+//! like variables ([`arrays`]); a write through an unknown index forgets the whole array, and
+//! elements of other arrays are always unknown, which over-approximates every execution. An
+//! index that is certainly outside its dimension ends the path like other undefined behaviour.
+//!
 //! Undefined behaviour (under the program's [`Program::signed_overflow`] semantics): a step
 //! that certainly has it (all operands known) ends the path — no successor — because
 //! sv-benchmarks tasks are free of it by convention and such executions do not count. Where it
@@ -18,22 +23,27 @@
 use super::predicate::solver::SolverConfig;
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::last_query;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
+pub use arrays::KnownArrays;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashMap, HashSet};
 pub use values::KnownValues;
 
+mod arrays;
 mod values;
 
-/// Known variable values (absent = unknown), normalised to each variable's type.
+/// Known variable values (absent = unknown), normalised to each variable's type, and known
+/// elements of small arrays.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ExplicitState {
     pub values: KnownValues,
+    pub arrays: KnownArrays,
 }
 
 impl ExplicitState {
@@ -163,8 +173,8 @@ pub struct ExplicitCoverIndex {
 }
 
 /// Nodes of one group, by their states' values (shared with the states: no copy per state,
-/// and no list allocated for the usual single node).
-type ValueGroup = HashMap<KnownValues, SmallVec<[NodeId; 1]>>;
+/// and no list allocated for the usual single node), with their known array elements.
+type ValueGroup = HashMap<KnownValues, SmallVec<[(NodeId, KnownArrays); 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -214,7 +224,17 @@ impl Cpa for ExplicitCpa {
     fn initial_state(&self, program: &Program) -> ExplicitState {
         let mut state = ExplicitState::default();
         for (id, var) in program.globals() {
-            state.values.insert(id, var.ty.normalize(var.initial));
+            match (&var.array, KnownArrays::tracked_extents(program, id)) {
+                (None, _) => state.values.insert(id, var.ty.normalize(var.initial)),
+                (Some(shape), Some(extents)) => {
+                    let count = memory::element_count(&extents).unwrap_or(0);
+                    state.arrays.fill(id, count, Some(0));
+                    for &(at, value) in &shape.initial {
+                        state.arrays.set(id, count, at, Some(var.ty.normalize(value)));
+                    }
+                }
+                (Some(_), None) => {}
+            }
         }
         state
     }
@@ -261,7 +281,47 @@ impl Cpa for ExplicitCpa {
                         },
                         None => None,
                     };
-                    next.set(*var, value);
+                    match &program.variable(*var).array {
+                        None => next.set(*var, value),
+                        Some(shape) => {
+                            let sizes = shape.extent_vars().map(|x| state.get(x));
+                            if sizes.flatten().any(|n| memory::extent_from_value(n).is_err()) {
+                                return undefined();
+                            }
+                            match KnownArrays::tracked_extents(program, *var) {
+                                Some(extents) => {
+                                    let count = memory::element_count(&extents).unwrap_or(0);
+                                    let value = value.map(|v| program.variable(*var).ty.normalize(v));
+                                    next.arrays.fill(*var, count, value);
+                                }
+                                None => next.arrays.forget(*var),
+                            }
+                        }
+                    }
+                }
+                Operation::Load { lhs, array, index } => {
+                    if certainly_out_of_bounds(state, *array, index, program)? {
+                        return undefined();
+                    }
+                    let value = match element_position(state, *array, index, program) {
+                        Some((_, flat)) => state.arrays.get(*array, flat),
+                        None => None,
+                    };
+                    next.set(*lhs, value.map(|v| program.variable(*lhs).ty.normalize(v)));
+                }
+                Operation::Store { array, index, rhs } => {
+                    if certainly_out_of_bounds(state, *array, index, program)? {
+                        return undefined();
+                    }
+                    let Ok(value) = state.eval(rhs, overflow) else {
+                        return undefined();
+                    };
+                    let value = value.map(|v| program.variable(*array).ty.normalize(v));
+                    match element_position(state, *array, index, program) {
+                        Some((count, flat)) => next.arrays.set(*array, count, flat, value),
+                        // Any element may have changed.
+                        None => next.arrays.forget(*array),
+                    }
                 }
                 Operation::Assign { lhs, rhs } => match state.eval(rhs, overflow) {
                     Ok(v) => next.set(*lhs, v.map(|v| program.variable(*lhs).ty.normalize(v))),
@@ -331,7 +391,9 @@ impl Cpa for ExplicitCpa {
 
     /// `a ⊑ b`: every value `b` knows, `a` knows too and equally.
     fn less_or_equal(&self, a: &ExplicitState, b: &ExplicitState) -> bool {
-        b.values.len() <= a.values.len() && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
+        b.values.len() <= a.values.len()
+            && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
+            && a.arrays.less_or_equal(&b.arrays)
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
@@ -345,14 +407,17 @@ impl Cpa for ExplicitCpa {
                 &mut index.groups.last_mut().expect("just pushed").1
             }
         };
-        group.entry(state.values.clone()).or_default().push(node);
+        group
+            .entry(state.values.clone())
+            .or_default()
+            .push((node, state.arrays.clone()));
     }
 
     fn index_remove(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
         let same_vars = |g: &Vec<VarId>| g.iter().eq(state.values.keys());
         if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| same_vars(g)) {
             if let Some(nodes) = group.get_mut(&state.values) {
-                nodes.retain(|&mut n| n != node);
+                nodes.retain(|(n, _)| *n != node);
             }
         }
     }
@@ -370,7 +435,10 @@ impl Cpa for ExplicitCpa {
             }
             if projected.len() == vars.len() {
                 if let Some(nodes) = group.get(projected.as_slice()) {
-                    out.extend_from_slice(nodes);
+                    let covering = nodes
+                        .iter()
+                        .filter(|(_, arrays)| state.arrays.less_or_equal(arrays));
+                    out.extend(covering.map(|(n, _)| *n));
                 }
             }
         }
@@ -482,4 +550,49 @@ pub fn loop_invariants(arg: &Arg<ExplicitState>, program: &Program) -> Vec<(LocI
             (loc, text)
         })
         .collect()
+}
+
+/// True if the known values put `array[index...]` certainly outside its array; `Err` if an
+/// index expression certainly has undefined behaviour (treated alike by the caller).
+fn certainly_out_of_bounds(
+    state: &ExplicitState,
+    array: VarId,
+    index: &[Expr],
+    program: &Program,
+) -> Result<bool, CpaError> {
+    let Some(shape) = &program.variable(array).array else {
+        return Err(CpaError(format!(
+            "`{}` is not an array",
+            program.variable(array).name
+        )));
+    };
+    for (i, dim) in index.iter().zip(&shape.dims) {
+        let extent = match dim {
+            memory::Extent::Fixed(n) => Some(i128::from(*n)),
+            memory::Extent::Var(x) => state.get(*x),
+        };
+        match state.eval(i, program.signed_overflow) {
+            Err(_) => return Ok(true),
+            Ok(Some(at)) if at < 0 || extent.is_some_and(|n| at >= n) => return Ok(true),
+            Ok(_) => {}
+        }
+    }
+    Ok(false)
+}
+
+/// The element count of a tracked `array` and the flat position `index` names, if the array is
+/// tracked and every index is known and in bounds.
+fn element_position(
+    state: &ExplicitState,
+    array: VarId,
+    index: &[Expr],
+    program: &Program,
+) -> Option<(u64, u64)> {
+    let extents = KnownArrays::tracked_extents(program, array)?;
+    let at: Vec<Option<i128>> = index
+        .iter()
+        .map(|i| state.eval(i, program.signed_overflow).ok().flatten())
+        .collect();
+    let flat = arrays::tracked_position(&extents, &at).ok()??;
+    Some((memory::element_count(&extents)?, flat))
 }

@@ -651,6 +651,18 @@ impl PathFormula {
                 | Operation::Error { .. }
                 | Operation::Abort { .. }
                 | Operation::Exit { .. } => {}
+                // Memory is not encoded: a loaded value is unconstrained, a store and the
+                // creation of an array change no scalar (an over-approximation; the predicate
+                // analysis gives up on such steps, and paths are replayed before they count).
+                Operation::Load { lhs, .. } => {
+                    next.ssa.bump(*lhs);
+                }
+                Operation::Store { .. } => {}
+                Operation::Declare { var, .. }
+                    if program
+                        .variables
+                        .get(var.index())
+                        .is_some_and(|v| v.array.is_some()) => {}
                 Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
                     let ty = program
                         .variables
@@ -879,6 +891,7 @@ mod tests {
                     scope: Scope::Global,
                     initial: 0,
                     temporary: false,
+                    array: None,
                 })
                 .collect(),
             functions: Vec::new(),

@@ -372,6 +372,8 @@ impl Wp<'_> {
                     self.require_defined(e, keep);
                 }
                 Operation::Declare { var, init: None } => self.havoc(*var),
+                // Memory is not modelled: a loaded value is unconstrained.
+                Operation::Load { lhs, .. } => self.havoc(*lhs),
                 Operation::Nondet { lhs: Some(var), .. } => self.havoc(*var),
                 Operation::Assume { cond, branch } if keep => {
                     let c = if *branch {

@@ -166,6 +166,7 @@ impl Lowerer<'_> {
                 self.emit(Operation::Skip)?;
                 Ok(None)
             }
+            CType::Array(..) => Err(self.malformed(at, "function returning an array")),
             CType::Unsupported(s) => {
                 if matches!(dest, Dest::Discard) {
                     self.emit(Operation::Skip)?;

@@ -1,6 +1,8 @@
 //! Lowering of declarations: type specifiers, declarators, globals, function definitions and locals.
 
+use super::array::with_outer_length;
 use super::*;
+use crate::cfa::memory::ArrayShape;
 
 impl Lowerer<'_> {
     /// Resolves type specifiers (registering enumerators) into a base type.
@@ -207,7 +209,8 @@ impl Lowerer<'_> {
                                     None => (None, Declared::Object(pt)),
                                 };
                                 let pty = match pd {
-                                    Declared::Object(CType::Unsupported(s)) if s == "array" => CType::Ptr,
+                                    // A parameter of array type is a pointer (C11 6.7.6.3).
+                                    Declared::Object(CType::Array(..)) => CType::Ptr,
                                     Declared::Object(t) => t,
                                     Declared::Function { .. } => {
                                         CType::Unsupported("function pointer".into())
@@ -233,7 +236,7 @@ impl Lowerer<'_> {
                     ));
                 }
                 if has(&d.node, &is_array) {
-                    return Ok((name, Declared::Object(CType::Unsupported("array".into()))));
+                    return Ok((name, Declared::Object(self.array_type(base, &d.node.derived)?)));
                 }
                 if has(&d.node, &is_ptr) {
                     return Ok((name, Declared::Object(CType::Ptr)));
@@ -249,6 +252,7 @@ impl Lowerer<'_> {
             CType::Int(i) => Ok(*i),
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
+            CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -330,6 +334,19 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
+        if matches!(t, CType::Array(..)) {
+            if self.globals.contains_key(unique) {
+                return Err(self.unsupported(offset, "array declared more than once"));
+            }
+            if is_extern {
+                return Err(self.unsupported(offset, "extern array"));
+            }
+            let (ty, shape) = self.global_array(&t, init, offset)?;
+            let t = with_outer_length(t, &shape);
+            let id = self.new_global(unique, source, ty, 0, Some(shape));
+            self.bind_global(unique, source, id, t);
+            return Ok(id);
+        }
         let ty = self.value_type(&t, offset)?;
         let initial = match init {
             None => None,
@@ -355,15 +372,7 @@ impl Lowerer<'_> {
                 id
             }
             None => {
-                let id = self.new_var(Variable {
-                    name: unique.to_string(),
-                    source_name: source.to_string(),
-                    ty,
-                    scope: Scope::Global,
-                    initial: initial.unwrap_or(0),
-                    temporary: false,
-                });
-                self.globals.insert(unique.to_string(), id);
+                let id = self.new_global(unique, source, ty, initial.unwrap_or(0), None);
                 if initial.is_some() {
                     self.initialized.insert(id);
                 }
@@ -373,13 +382,41 @@ impl Lowerer<'_> {
                 id
             }
         };
+        self.bind_global(unique, source, id, t);
+        Ok(id)
+    }
+
+    /// A new global variable; `unique` is its program-wide name.
+    fn new_global(
+        &mut self,
+        unique: &str,
+        source: &str,
+        ty: IntType,
+        initial: i128,
+        array: Option<ArrayShape>,
+    ) -> VarId {
+        let id = self.new_var(Variable {
+            name: unique.to_string(),
+            source_name: source.to_string(),
+            ty,
+            scope: Scope::Global,
+            initial,
+            temporary: false,
+            array,
+        });
+        self.globals.insert(unique.to_string(), id);
+        id
+    }
+
+    /// Makes a global visible: at file scope under its source name, and in the current block
+    /// (a `static` or `extern` local).
+    pub(super) fn bind_global(&mut self, unique: &str, source: &str, id: VarId, t: CType) {
         if self.scopes.len() == 1 || unique == source {
             self.scopes[0].insert(source.to_string(), Sym::Var(id, t.clone()));
         }
         if self.scopes.len() > 1 {
             self.bind(source, Sym::Var(id, t));
         }
-        Ok(id)
     }
 
     /// Evaluates an integer constant expression.
@@ -517,6 +554,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: true,
+                array: None,
             });
             self.functions[id.index()].return_var = Some(v);
             self.fs()?.return_var = Some(v);
@@ -537,6 +575,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                array: None,
             });
             self.bind(&pname, Sym::Var(v, pty));
             params.push(v);
@@ -626,6 +665,9 @@ impl Lowerer<'_> {
                         id.span.start,
                     )?;
                 }
+                _ if matches!(t, CType::Array(..)) => {
+                    self.local_array(&name, t, id.node.initializer.as_ref(), id.span.start)?;
+                }
                 _ => {
                     let ty = self.value_type(&t, id.span.start)?;
                     let unique = self.local_name(&name)?;
@@ -637,6 +679,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        array: None,
                     });
                     // The scope of a declarator starts before its initialiser (C11 6.2.1).
                     self.bind(&name, Sym::Var(v, t.clone()));

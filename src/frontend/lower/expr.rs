@@ -1,5 +1,6 @@
 //! Lowering of expressions into pure `Expr`s, hoisting side effects into edges.
 
+use super::array::Place;
 use super::*;
 
 impl Lowerer<'_> {
@@ -11,14 +12,17 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The variable an lvalue designates.
-    pub(super) fn lvalue(&mut self, e: &Node<Expression>) -> Result<(VarId, CType)> {
+    /// The place an lvalue designates (its subscripts lowered) and its type.
+    pub(super) fn lvalue(&mut self, e: &Node<Expression>) -> Result<(Place, CType)> {
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Sym::Var(_, CType::Array(..))) => {
+                    Err(self.malformed(e.span.start, "array is not assignable"))
+                }
                 Some(Sym::Var(v, t)) => {
                     let (v, t) = (*v, t.clone());
                     self.check_extern(v, e.span.start)?;
-                    Ok((v, t))
+                    Ok((Place::Var(v), t))
                 }
                 Some(Sym::Unmodelled(what)) => Err(self.unsupported(e.span.start, what.clone())),
                 Some(_) => Err(self.malformed(e.span.start, format!("`{}` is not assignable", id.node.name))),
@@ -29,9 +33,9 @@ impl Lowerer<'_> {
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 Err(self.unsupported(e.span.start, "pointer dereference (*)"))
             }
-            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                Err(self.unsupported(e.span.start, "array subscript"))
-            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
+                .element(e)?
+                .ok_or_else(|| self.malformed(e.span.start, "expression is not assignable")),
             Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
             _ => Err(self.malformed(e.span.start, "expression is not assignable")),
         }
@@ -119,8 +123,17 @@ impl Lowerer<'_> {
                             ptr: true,
                         }))
                     }
+                    CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
                 }
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                let (place, t) = self.element(e)?.ok_or_else(|| self.malformed(at, "subscript"))?;
+                let ty = self.value_type(&t, at)?;
+                Ok(Some(Val {
+                    e: self.read_place(&place, ty)?,
+                    ptr: t == CType::Ptr,
+                }))
             }
             Expression::BinaryOperator(b) => self.binary(b, used, at),
             Expression::Conditional(c) if self.fs.is_none() => self.constant_conditional(c),
@@ -216,6 +229,11 @@ impl Lowerer<'_> {
             CType::Void => 1,
             CType::Int(i) => i128::from(i.size_bytes()),
             CType::Ptr => i128::from(self.model.pointer().size_bytes()),
+            CType::Array(elem, ArrayLen::Fixed(n)) => {
+                let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
+                size.ok_or_else(|| self.malformed(at, "array too large"))?
+            }
+            CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
         })
     }
@@ -265,7 +283,10 @@ impl Lowerer<'_> {
                     | B::NotEquals
                     | B::LogicalAnd
                     | B::LogicalOr => CType::Int(IntType::INT),
-                    B::Index => return Err(self.unsupported(at, "array subscript")),
+                    B::Index => match self.type_of(&b.node.lhs)? {
+                        CType::Array(elem, _) => *elem,
+                        _ => return Err(self.unsupported(at, "subscript of a pointer")),
+                    },
                     B::ShiftLeft | B::ShiftRight => match self.type_of(&b.node.lhs)? {
                         CType::Int(t) => CType::Int(t.promoted()),
                         t => t,
@@ -335,26 +356,21 @@ impl Lowerer<'_> {
                 } else {
                     BinaryOp::Sub
                 };
-                let new = Expr::binary(bop, Expr::var(x, ty).cast(c), Expr::constant(1, c), c).cast(ty);
+                let old = self.read_place(&x, ty)?;
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
-                if post && used {
+                let old = if post && used && matches!(x, Place::Var(_)) {
                     let tmp = self.temp(ty)?;
-                    self.emit(Operation::Assign {
-                        lhs: tmp,
-                        rhs: Expr::var(x, ty),
-                    })?;
-                    self.emit(Operation::Assign { lhs: x, rhs: new })?;
-                    Ok(Some(Val {
-                        e: Expr::var(tmp, ty),
-                        ptr: false,
-                    }))
+                    self.emit(Operation::Assign { lhs: tmp, rhs: old })?;
+                    Expr::var(tmp, ty)
                 } else {
-                    self.emit(Operation::Assign { lhs: x, rhs: new })?;
-                    Ok(Some(Val {
-                        e: Expr::var(x, ty),
-                        ptr: false,
-                    }))
-                }
+                    old
+                };
+                let new = Expr::binary(bop, old.clone().cast(c), Expr::constant(1, c), c).cast(ty);
+                let new = self.assign_place(&x, new, ty, used)?;
+                Ok(Some(Val {
+                    e: if post { old } else { new },
+                    ptr: false,
+                }))
             }
             U::Plus | U::Minus | U::Complement => {
                 let v = self.rvalue(&u.node.operand)?;
@@ -441,7 +457,7 @@ impl Lowerer<'_> {
             })
         };
         match op {
-            B::Index => Err(self.unsupported(at, "array subscript")),
+            B::Index => Err(self.malformed(at, "subscript outside an element access")),
             // In a constant expression (outside functions) `&&` and `||` evaluate the right
             // operand only when the left one does not decide.
             B::LogicalAnd | B::LogicalOr if self.fs.is_none() => {
@@ -510,19 +526,21 @@ impl Lowerer<'_> {
             B::Assign => {
                 let (x, t) = self.lvalue(&b.node.lhs)?;
                 let ty = self.value_type(&t, at)?;
-                if let Expression::Call(c) = &b.node.rhs.node {
-                    if self.call(c, Dest::Var(x, ty))?.is_none() {
-                        return Err(self.malformed(at, "void value used"));
+                let e = match (&b.node.rhs.node, &x) {
+                    (Expression::Call(c), Place::Var(v)) => {
+                        if self.call(c, Dest::Var(*v, ty))?.is_none() {
+                            return Err(self.malformed(at, "void value used"));
+                        }
+                        Expr::var(*v, ty)
                     }
-                } else {
-                    let v = self.rvalue(&b.node.rhs)?;
-                    self.emit(Operation::Assign {
-                        lhs: x,
-                        rhs: v.e.cast(ty),
-                    })?;
-                }
+                    _ => {
+                        let v = self.rvalue(&b.node.rhs)?;
+                        self.pos = at;
+                        self.assign_place(&x, v.e.cast(ty), ty, used)?
+                    }
+                };
                 Ok(Some(Val {
-                    e: Expr::var(x, ty),
+                    e,
                     ptr: t == CType::Ptr,
                 }))
             }
@@ -541,18 +559,12 @@ impl Lowerer<'_> {
                 let r = self.rvalue(&b.node.rhs)?;
                 let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;
                 let cur = Val {
-                    e: Expr::var(x, ty),
+                    e: self.read_place(&x, ty)?,
                     ptr: t == CType::Ptr,
                 };
                 let v = self.arith(bop, cur, r, at)?;
-                self.emit(Operation::Assign {
-                    lhs: x,
-                    rhs: v.e.cast(ty),
-                })?;
-                Ok(Some(Val {
-                    e: Expr::var(x, ty),
-                    ptr: false,
-                }))
+                let e = self.assign_place(&x, v.e.cast(ty), ty, used)?;
+                Ok(Some(Val { e, ptr: false }))
             }
             _ => {
                 let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;

@@ -12,6 +12,7 @@
 //! folded (never ones with undefined behaviour), and code that cannot be reached from a
 //! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
+mod array;
 mod call;
 mod decls;
 mod expr;
@@ -21,7 +22,7 @@ use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
 use super::reach::reachable_definitions;
-use super::types::{character_constant, integer_constant, CType};
+use super::types::{character_constant, integer_constant, ArrayLen, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
@@ -202,6 +203,8 @@ struct Lowerer<'a> {
     /// Statements and expressions being lowered, one inside the other (bounded by
     /// [`MAX_NESTING`]).
     depth: usize,
+    /// Size expressions of variable-length array types ([`ArrayLen::Variable`]).
+    vla_sizes: Vec<Node<Expression>>,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
@@ -232,6 +235,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         definitions: HashMap::new(),
         run_outside_main: HashSet::new(),
         depth: 0,
+        vla_sizes: Vec::new(),
     };
     // Pass 1: declarations and function signatures, in order.
     let mut definitions = Vec::new();
@@ -417,6 +421,7 @@ impl<'a> Lowerer<'a> {
             scope,
             initial: 0,
             temporary: true,
+            array: None,
         }))
     }
 
