@@ -765,7 +765,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
 /// Validates a witness and prints the judgement (exit status 0 for every judgement).
 fn validate(a: ValidateArgs) -> Result<(), Failure> {
     let (task, mut program) = load_input(&a.input)?;
-    program.signed_overflow = a.semantics.signed_overflow;
+    program.signed_overflow = a.semantics.signed_overflow.unwrap_or_default();
     let text = std::fs::read_to_string(&a.witness)
         .map_err(|e| Failure::input(format!("{}: cannot read: {e}", a.witness.display())))?;
     let limits = CheckLimits {
