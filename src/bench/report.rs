@@ -204,7 +204,7 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
     let mut attrs = format!(
         "benchmarkname=\"{}\" name=\"{}\" date=\"{}\" starttime=\"{}\" generator=\"Baton {version}\" tool=\"Baton\" toolmodule=\"benchexec.tools.baton\" version=\"{version}\" options=\"{}\" timelimit=\"{}s\" hardtimelimit=\"{}s\"",
         escape(header.benchmark),
-        escape(format!("{}.{}", header.benchmark, rd.name).as_str()),
+        escape(rd.name.as_str()),
         benchexec_date(header.started),
         iso_time(header.started),
         escape(rd.args.join(" ").as_str()),

@@ -146,7 +146,12 @@ fn perform(
         reason: None,
         started: report::iso_time(started),
         log: None,
-        property_file: job.property_file.as_ref().map(|p| p.display().to_string()),
+        property_file: job.property_file.as_ref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        }),
         host: Some(report::hostname()),
         version: Some(env!("CARGO_PKG_VERSION").to_string()),
     };
@@ -510,8 +515,16 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         }
     }
     let dir = &options.output_dir;
-    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &dir.join("logs").join(&rd.name));
+    // Absolute: runs start in their own folders.
+    let logs =
+        std::path::absolute(dir.join("logs")).map_err(|e| BenchError::io(dir, "no absolute path", e))?;
+    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &logs.join(&rd.name));
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
+    // `${logfile_path}` names these folders: they exist before the first run.
+    for rd in &bench.run_definitions {
+        let logs = dir.join("logs").join(&rd.name);
+        std::fs::create_dir_all(&logs).map_err(|e| BenchError::io(&logs, "cannot create", e))?;
+    }
     let jsonl_path = dir.join(RESULTS_JSONL);
     let (earlier, torn) = read_jsonl(&jsonl_path)?;
     torn.iter().for_each(|w| eprintln!("warning: {w}"));
