@@ -8,7 +8,7 @@
 #[path = "support/bench_tasks.rs"]
 mod bench_tasks;
 
-use bench_tasks::{baton, tasks, text};
+use bench_tasks::{baton, tasks_and_definition, text};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -155,12 +155,8 @@ for f in sys.argv[1:]:
 fn benchexec_runs_baton_and_table_generator_scores_as_baton_does() {
     let Some(venv) = venv() else { return };
     install_tool_info(&venv);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    tasks(d);
     // The endless task: the explicit analysis gives up after 2 s of CPU time (unknown).
-    std::fs::write(
-        d.join("def.xml"),
+    let dir = tasks_and_definition(
         r#"<?xml version="1.0"?>
 <benchmark tool="baton" timelimit="60s" memlimit="2GB" cpuCores="1">
   <rundefinition name="explicit">
@@ -173,8 +169,8 @@ fn benchexec_runs_baton_and_table_generator_scores_as_baton_does() {
   </tasks>
 </benchmark>
 "#,
-    )
-    .unwrap();
+    );
+    let d = dir.path();
     benchexec(&venv, d, "def.xml", "bx/");
     let out = baton(&["bench", "def.xml", "--output-dir", "bres", "--jobs", "1"], d);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -218,11 +214,7 @@ fn benchexec_runs_baton_and_table_generator_scores_as_baton_does() {
 
 #[test]
 fn benchmark_definition_with_every_feature_runs_as_benchexec_runs_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    tasks(d);
-    std::fs::write(
-        d.join("def.xml"),
+    let dir = tasks_and_definition(
         r#"<?xml version="1.0"?>
 <benchmark tool="baton" timelimit="30s" hardtimelimit="40s" walltimelimit="90s" memlimit="2GB" cpuCores="1">
   <require cpuCores="1"/>
@@ -243,8 +235,8 @@ fn benchmark_definition_with_every_feature_runs_as_benchexec_runs_it() {
   </tasks>
 </benchmark>
 "#,
-    )
-    .unwrap();
+    );
+    let d = dir.path();
     let out = baton(&["bench", "def.xml", "--output-dir", "bres", "--jobs", "1"], d);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");

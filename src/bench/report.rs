@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// How a result counts, in BenchExec's categories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     /// The verdict matches the expected one.
@@ -19,6 +19,7 @@ pub enum Category {
     /// The tool answered `unknown`.
     Unknown,
     /// The run ended without an answer: timeout, out of memory, crash, unusable output.
+    #[default]
     Error,
     /// A definite verdict for a task without an expected verdict.
     Missing,
@@ -37,8 +38,8 @@ impl Category {
     }
 }
 
-/// The result of one run (one line of `results.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The result of one run (one line of `results.jsonl`); the default is a run without result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// The run definition's name.
     pub run_definition: String,

@@ -689,23 +689,10 @@ mod tests {
     fn judges_json_output() {
         let mut r = RunResult {
             run_definition: "e".into(),
-            args: vec![],
-            limits: String::new(),
             task: "t".into(),
             expected: Some(true),
             verdict: "unknown".into(),
-            status: String::new(),
-            category: Category::Error,
-            score: 0,
-            cpu_time_s: 0.0,
-            wall_time_s: 0.0,
-            memory_bytes: None,
-            reason: None,
-            started: String::new(),
-            log: None,
-            property_file: None,
-            host: None,
-            version: None,
+            ..RunResult::default()
         };
         judge(
             &mut r,

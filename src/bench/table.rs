@@ -502,9 +502,6 @@ mod tests {
 
     fn result(task: &str, status: &str, category: Category, score: i32, cpu: f64) -> RunResult {
         RunResult {
-            run_definition: String::new(),
-            args: Vec::new(),
-            limits: String::new(),
             task: task.into(),
             expected: Some(true),
             verdict: status.into(),
@@ -513,13 +510,7 @@ mod tests {
             score,
             cpu_time_s: cpu,
             wall_time_s: cpu,
-            memory_bytes: None,
-            reason: None,
-            started: String::new(),
-            log: None,
-            property_file: None,
-            host: None,
-            version: None,
+            ..RunResult::default()
         }
     }
 
