@@ -24,11 +24,14 @@ pub struct Column {
     pub provenance: Provenance,
 }
 
+/// Largest result file read (decompressed): a few hundred thousand runs.
+const MAX_RESULT_BYTES: u64 = 256 << 20;
+
 /// Reads a result file whole, decompressing `.bz2` and `.gz` (BenchExec writes `.xml.bz2`).
 fn read_maybe_compressed(path: &Path) -> Result<String, BenchError> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| BenchError::io(path, "cannot read result file", e))?;
-    let limit = crate::input_file::MAX_DEFINITION_BYTES * 16;
+    let limit = MAX_RESULT_BYTES;
     let mut reader: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
         Some("bz2") => Box::new(bzip2::read::BzDecoder::new(file)),
         Some("gz") => Box::new(flate2::read::GzDecoder::new(file)),
