@@ -3,6 +3,7 @@
 
 use super::report::{self, Category, RunResult, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
+use crate::cli_json;
 use crate::exec::{self, lifecycle, ExecError, Limits, RunStatus, ToolCommand};
 use crate::task::Task;
 use crate::verdict::{Classification, Verdict};
@@ -187,7 +188,12 @@ fn perform(
                 },
                 status => {
                     result.status = status.benchexec_string();
-                    result.reason = stderr.lines().last().map(str::to_string);
+                    // Baton's error document (runs use --json), else stderr's last line.
+                    let document = report
+                        .stdout_text()
+                        .ok()
+                        .and_then(|t| cli_json::error_message(&t));
+                    result.reason = document.or_else(|| stderr.lines().last().map(str::to_string));
                 }
             }
             let _ = std::fmt::Write::write_fmt(

@@ -86,6 +86,23 @@ impl Ending {
     }
 }
 
+impl Ending {
+    /// The ending's name in snake case (`error_reached`, `returned`, …), for JSON output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Ending::ErrorReached { .. } => "error_reached",
+            Ending::Aborted { .. } => "aborted",
+            Ending::Exited { .. } => "exited",
+            Ending::Returned { .. } => "returned",
+            Ending::AssumptionViolated { .. } => "assumption_violated",
+            Ending::StepLimit => "step_limit",
+            Ending::UndefinedBehavior { .. } => "undefined_behavior",
+            Ending::Stuck { .. } => "stuck",
+            Ending::InvalidProgram { .. } => "invalid_program",
+        }
+    }
+}
+
 impl fmt::Display for Ending {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
