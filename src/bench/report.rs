@@ -104,25 +104,13 @@ pub fn short_task_name(task: &str) -> String {
     parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
-/// Date and time of a moment in UTC: (`YYYY-MM-DD`, `HH:MM:SS`).
+/// Date and time of a moment in UTC: (`YYYY-MM-DD`, `HH:MM:SS`), from `humantime`'s RFC 3339
+/// form (moments before 1970 are taken as 1970).
 fn utc_parts(t: SystemTime) -> (String, String) {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        format!("{y:04}-{m:02}-{d:02}"),
-        format!("{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60),
-    )
+    let text = humantime::format_rfc3339_seconds(t.max(UNIX_EPOCH)).to_string();
+    // `YYYY-MM-DDTHH:MM:SSZ`
+    let (date, time) = text.split_once('T').unwrap_or((&text, ""));
+    (date.to_string(), time.trim_end_matches('Z').to_string())
 }
 
 /// ISO 8601 time in UTC, e.g. `2026-11-22T04:00:00+00:00`.
