@@ -172,33 +172,20 @@ impl ToolsReport {
     }
 }
 
-/// Counts of one run definition, for `bench --json` and `table --json`.
+/// Counts of one run definition, for `bench --json` and `table --json`: the number of runs
+/// and [`Counts`]' keys.
 #[derive(Debug, Serialize)]
 pub struct CountsEntry {
     pub runs: usize,
-    pub correct_true: usize,
-    pub correct_false: usize,
-    pub wrong_true: usize,
-    pub wrong_false: usize,
-    pub unknown: usize,
-    pub error: usize,
-    pub score: i64,
-    pub cpu_time_s: f64,
+    #[serde(flatten)]
+    pub counts: Counts,
 }
 
 impl CountsEntry {
     fn of(results: &[RunResult]) -> CountsEntry {
-        let c = Counts::of(results);
         CountsEntry {
             runs: results.len(),
-            correct_true: c.correct_true,
-            correct_false: c.correct_false,
-            wrong_true: c.wrong_true,
-            wrong_false: c.wrong_false,
-            unknown: c.unknown,
-            error: c.error,
-            score: c.score,
-            cpu_time_s: c.cpu_time_s,
+            counts: Counts::of(results),
         }
     }
 }

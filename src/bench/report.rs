@@ -292,7 +292,7 @@ pub fn results_csv(results: &[&RunResult]) -> String {
 }
 
 /// Counts of one run definition's results.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Counts {
     pub correct_true: usize,
     pub correct_false: usize,
