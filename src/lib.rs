@@ -8,6 +8,7 @@ pub mod adapters;
 pub mod analyses;
 pub mod bench;
 pub mod cfa;
+pub mod cli_json;
 pub mod condition;
 pub mod cpa;
 pub mod exec;

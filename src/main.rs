@@ -1,5 +1,6 @@
 //! The `baton` command line. It only parses arguments and calls library functions; errors are
-//! printed as one line on stderr with a non-zero exit status.
+//! printed as one line on stderr (with `--json`: as a JSON document on stdout, see
+//! [`baton::cli_json`]) with a non-zero exit status (see [`EXIT_STATUS_HELP`]).
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
@@ -7,6 +8,7 @@ use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions
 use baton::cfa::semantics::SignedOverflow;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
+use baton::cli_json::{self, document, error_document, ErrorKind};
 use baton::condition::{self, ConditionRunner};
 use baton::cpa::engine::{Guide, SearchOrder};
 use baton::cpa::monitor::GiveUp;
@@ -42,8 +44,26 @@ macro_rules! outln {
     };
 }
 
+/// The exit statuses and the `--json` conventions, shown by `--help`.
+const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0      the command did its work; `run` and `verify` exit 0 for every verdict (true, false, unknown)
+  1      internal error: a tool or a file Baton writes failed, every benchmark run ended in ERROR, …
+  2      input error: arguments, programs, tasks, flows, conditions or definitions Baton cannot use
+  101    Baton panicked (a bug)
+  128+N  stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP); 141: stdout's reader closed it
+
+JSON: with --json, stdout holds one JSON document whose first key is \"version\" (Baton's version),
+keys in snake_case; a failure prints {\"version\": …, \"error\": {\"kind\": \"input\"|\"internal\",
+\"message\": …}} there instead, with the exit status above.";
+
 #[derive(Parser)]
-#[command(name = "baton", version, about = "Conditional model checking of C programs")]
+#[command(
+    name = "baton",
+    version,
+    about = "Conditional model checking of C programs",
+    after_help = EXIT_STATUS_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -84,6 +104,9 @@ enum Command {
         trace: bool,
         #[command(flatten)]
         semantics: SemanticsArgs,
+        /// Print how the run ended as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Verify a program or task with a native analysis; print verdict and condition size.
     Verify(VerifyArgs),
@@ -177,6 +200,9 @@ struct AdapterDirs {
 struct ToolsArgs {
     #[command(flatten)]
     adapters: AdapterDirs,
+    /// Print the adapters as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -218,6 +244,9 @@ struct BenchArgs {
     name: Option<String>,
     #[command(flatten)]
     adapters: AdapterDirs,
+    /// Print the counts per run definition and the result files as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -234,6 +263,9 @@ struct TableArgs {
     /// A scatter plot of two columns X,Y in the HTML report (repeatable; default: the first two).
     #[arg(long, value_name = "X,Y")]
     scatter: Vec<String>,
+    /// Print the columns (provenance, counts, results) as JSON instead of the text table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -297,6 +329,9 @@ struct ReduceArgs {
     /// Print sizes of residual against original and the time taken (to standard error).
     #[arg(long)]
     stats: bool,
+    /// Print the sizes (and the residual program, without --output) as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// An error the CLI reports: one line, and the exit status (2: the input cannot be used).
@@ -339,15 +374,25 @@ fn write_stdout(args: std::fmt::Arguments) -> Result<(), Failure> {
     std::io::stdout().lock().write_fmt(args).map_err(Failure::output)
 }
 
-/// Prints a failure as one line on stderr and turns it into the exit status; after SIGINT,
-/// SIGTERM or SIGHUP the status is 128 + the signal.
-fn report(result: Result<(), Failure>) -> ExitCode {
+/// Prints a failure as one line on stderr (with `json`, as an error document on stdout) and
+/// turns it into the exit status; after SIGINT, SIGTERM or SIGHUP the status is 128 + the signal.
+fn report(result: Result<(), Failure>, json: bool) -> ExitCode {
     let stopped = lifecycle::stop_requested();
     let code = match result {
         Ok(()) => 0,
         Err(f) => {
             if !f.message.is_empty() {
-                let _ = writeln!(std::io::stderr(), "{}", one_line(&f.message));
+                let message = one_line(&f.message);
+                if json {
+                    let kind = if f.code == 2 {
+                        ErrorKind::Input
+                    } else {
+                        ErrorKind::Internal
+                    };
+                    let _ = writeln!(std::io::stdout(), "{}", error_document(kind, &message));
+                } else {
+                    let _ = writeln!(std::io::stderr(), "{message}");
+                }
             }
             f.code
         }
@@ -366,10 +411,7 @@ fn report(result: Result<(), Failure>) -> ExitCode {
 fn cfa(program: PathBuf, model: DataModel, dot: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     let loaded = load_program(&program, model).map_err(Failure::input)?;
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&loaded).map_err(Failure::other)?
-        );
+        outln!("{}", document(&loaded).map_err(Failure::other)?);
     } else {
         out!("{}", baton::cfa::dot::listing(&loaded));
     }
@@ -466,10 +508,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             }).collect::<Vec<_>>(),
             "witness": witness,
         });
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(Failure::other)?
-        );
+        outln!("{}", document(&value).map_err(Failure::other)?);
         return Ok(());
     }
     outln!("verdict: {}", outcome.verdict);
@@ -550,62 +589,103 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
         }
     };
     let elapsed = started.elapsed();
-    match &args.output {
-        Some(path) => std::fs::write(path, &text)
-            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?,
-        None => out!("{text}"),
+    if let Some(path) = &args.output {
+        std::fs::write(path, &text)
+            .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    let original_lines = std::fs::read_to_string(&program.files[0])
+        .map(|t| t.lines().count())
+        .unwrap_or(0);
+    let original = cli_json::ProgramSize {
+        locations: program.locations.len(),
+        edges: program.edges.len(),
+        lines: original_lines,
+    };
+    let residual = cli_json::ProgramSize {
+        locations: residual_program
+            .as_ref()
+            .map_or(original.locations, |p| p.locations.len()),
+        edges: residual_program
+            .as_ref()
+            .map_or(original.edges, |p| p.edges.len()),
+        lines: text.lines().count(),
+    };
+    if args.json {
+        let output = args.output.clone();
+        let report = cli_json::ReduceReport {
+            reducer: args.reducer.clone(),
+            residual_program: output.is_none().then_some(text),
+            output,
+            original,
+            residual,
+            reduce_time_s: elapsed.as_secs_f64(),
+        };
+        outln!("{}", document(&report).map_err(Failure::other)?);
+        return Ok(());
+    }
+    if args.output.is_none() {
+        out!("{text}");
     }
     if args.stats {
-        let original_lines = std::fs::read_to_string(&program.files[0])
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        let (locations, edges) = residual_program
-            .as_ref()
-            .map(|p| (p.locations.len(), p.edges.len()))
-            .unwrap_or((program.locations.len(), program.edges.len()));
+        let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         eprintln!(
-            "residual: {locations} locations ({:.2}x), {edges} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {original_lines} lines; reduce time {:.3} s",
-            locations as f64 / program.locations.len().max(1) as f64,
-            edges as f64 / program.edges.len().max(1) as f64,
-            text.lines().count(),
-            text.lines().count() as f64 / original_lines.max(1) as f64,
-            program.locations.len(),
-            program.edges.len(),
+            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s",
+            residual.locations,
+            ratio(residual.locations, original.locations),
+            residual.edges,
+            ratio(residual.edges, original.edges),
+            residual.lines,
+            ratio(residual.lines, original.lines),
+            original.locations,
+            original.edges,
+            original.lines,
             elapsed.as_secs_f64()
         );
     }
     Ok(())
 }
 
+/// What `exec` prints: every step (`trace`), JSON instead of text (`json`).
+struct ExecOutput {
+    trace: bool,
+    json: bool,
+}
+
 /// Runs a program on the concrete interpreter and prints how the run ended.
 fn exec(
     program: PathBuf,
     model: DataModel,
+    options: ExecOptions,
     inputs: Vec<i128>,
-    max_steps: u64,
-    trace: bool,
+    output: ExecOutput,
     signed_overflow: SignedOverflow,
 ) -> Result<(), Failure> {
     let mut loaded = load_program(&program, model).map_err(Failure::input)?;
     loaded.signed_overflow = signed_overflow;
-    let options = ExecOptions {
-        max_steps,
-        record_path: false,
-    };
-    // The first failed write (the reader closed the pipe, say) ends the printing.
+    // Text: each step is printed as it happens, and the first failed write (the reader closed
+    // the pipe, say) ends the printing. JSON: the steps are collected into the document.
     let mut failed: Option<Failure> = None;
-    let mut print_step = |step: &Step| {
-        if failed.is_none() {
+    let mut steps: Vec<String> = Vec::new();
+    let mut on_step = |step: &Step| {
+        if output.json {
+            steps.push(render_step(&loaded, step));
+        } else if failed.is_none() {
             failed = write_stdout(format_args!("{}\n", render_step(&loaded, step))).err();
         }
     };
-    let observer: &mut dyn FnMut(&Step) = if trace { &mut print_step } else { &mut |_| {} };
+    let observer: &mut dyn FnMut(&Step) = if output.trace { &mut on_step } else { &mut |_| {} };
     let run = execute_observed(&loaded, &inputs, &options, observer);
     if let Some(failure) = failed {
         return Err(failure);
     }
+    if output.json {
+        let trace = output.trace.then_some(steps);
+        let report = cli_json::ExecReport::new(&run, inputs.len(), trace);
+        outln!("{}", document(&report).map_err(Failure::other)?);
+        return Ok(());
+    }
     match run.ending {
-        Ending::StepLimit => outln!("step limit {max_steps} reached"),
+        Ending::StepLimit => outln!("step limit {} reached", options.max_steps),
         ref ending => outln!("{ending}"),
     }
     outln!(
@@ -661,6 +741,29 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         executable,
     };
     let outcome = bench::run_benchmark(&benchmark, &options).map_err(Failure::other)?;
+    let failure = if outcome.skipped > 0 {
+        Some(Failure::other(format!(
+            "interrupted: {} runs not performed",
+            outcome.skipped
+        )))
+    } else {
+        let mut results = outcome.results.iter().flat_map(|(_, rs)| rs);
+        (outcome.executed > 0 && results.all(|r| r.status.starts_with("ERROR"))).then(|| {
+            Failure::other(format!(
+                "every run ended in ERROR; see the logs in {}",
+                options.output_dir.join("logs").display()
+            ))
+        })
+    };
+    // With --json, stdout holds one document: the failure's if there is one.
+    if a.json {
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
+        let report = cli_json::BenchReport::new(&outcome, options.output_dir);
+        outln!("{}", document(&report).map_err(Failure::other)?);
+        return Ok(());
+    }
     outln!(
         "{} runs performed, {} resumed from {}",
         outcome.executed,
@@ -668,20 +771,7 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         options.output_dir.display()
     );
     out!("{}", outcome.summary);
-    if outcome.skipped > 0 {
-        return Err(Failure::other(format!(
-            "interrupted: {} runs not performed",
-            outcome.skipped
-        )));
-    }
-    let mut results = outcome.results.iter().flat_map(|(_, rs)| rs);
-    if outcome.executed > 0 && results.all(|r| r.status.starts_with("ERROR")) {
-        return Err(Failure::other(format!(
-            "every run ended in ERROR; see the logs in {}",
-            options.output_dir.join("logs").display()
-        )));
-    }
-    Ok(())
+    failure.map_or(Ok(()), Err)
 }
 
 /// Checks a run definition before any run starts: its arguments, with a task appended as each
@@ -724,10 +814,15 @@ fn table(a: TableArgs) -> Result<(), Failure> {
         baton::bench::keep_common_tasks(&mut columns);
     }
     let pairs = baton::bench::scatter_pairs(&columns, &a.scatter).map_err(Failure::input)?;
-    out!("{}", baton::bench::render_text(&columns));
     if let Some(path) = a.html {
         std::fs::write(&path, baton::bench::render_html(&columns, &pairs))
             .map_err(|e| Failure::other(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    if a.json {
+        let report = cli_json::TableReport::new(&columns);
+        outln!("{}", document(&report).map_err(Failure::other)?);
+    } else {
+        out!("{}", baton::bench::render_text(&columns));
     }
     Ok(())
 }
@@ -752,10 +847,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
             message: e.to_string(),
         })?;
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(Failure::other)?
-        );
+        outln!("{}", document(&report).map_err(Failure::other)?);
     } else {
         out!("{}", runner::render_text(&report));
     }
@@ -779,10 +871,7 @@ fn validate(a: ValidateArgs) -> Result<(), Failure> {
             "task": task.name(), "witness_file": a.witness.display().to_string(),
             "witness": v.witness, "judgement": v.judgement, "reason": v.reason,
         });
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(Failure::other)?
-        );
+        outln!("{}", document(&value).map_err(Failure::other)?);
     } else {
         outln!("{} witness: {:?} ({})", v.witness, v.judgement, v.reason);
     }
@@ -793,7 +882,14 @@ fn validate(a: ValidateArgs) -> Result<(), Failure> {
 fn tools(a: ToolsArgs) -> Result<(), Failure> {
     use baton::adapters::registry::{tool_status, Registry};
     let registry = Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
-    for status in tool_status(&registry) {
+    let statuses = tool_status(&registry);
+    let native = vec!["explicit", "predicate", "chc"];
+    if a.json {
+        let report = cli_json::ToolsReport::new(&statuses, native);
+        outln!("{}", document(&report).map_err(Failure::other)?);
+        return Ok(());
+    }
+    for status in statuses {
         let found = status.executables.iter().all(|(_, f)| f.is_ok());
         let version = match (&status.version, &status.not_installable) {
             (Some(v), _) => v.clone(),
@@ -814,7 +910,7 @@ fn tools(a: ToolsArgs) -> Result<(), Failure> {
             outln!("    cannot be installed on this machine: {why}");
         }
     }
-    outln!("native       explicit, predicate, chc (built in)");
+    outln!("native       {} (built in)", native.join(", "));
     Ok(())
 }
 
@@ -831,14 +927,27 @@ fn main() -> ExitCode {
         lifecycle::serve_reaper();
         return ExitCode::SUCCESS;
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            return report(Err(Failure::input(message)), true);
+        }
+        Err(e) => e.exit(),
+    };
+    let json = cli.command.json();
     // Commands that start tools: stopped cleanly by SIGINT, SIGTERM and SIGHUP, and followed
     // by a reaper for SIGKILL (see `lifecycle`). Installed before the command thread starts,
     // which inherits the signal mask.
     if matches!(cli.command, Command::Run(_) | Command::Bench(_)) {
         let exe = std::env::current_exe().ok();
         if let Err(e) = lifecycle::install(exe.as_deref()) {
-            return report(Err(Failure::other(format!("cannot set up signal handling: {e}"))));
+            return report(
+                Err(Failure::other(format!("cannot set up signal handling: {e}"))),
+                json,
+            );
         }
     }
     let command = std::thread::Builder::new()
@@ -848,14 +957,32 @@ fn main() -> ExitCode {
     match command {
         // A panic has printed its message; 101 is Rust's exit status for it.
         Ok(thread) => thread.join().unwrap_or(ExitCode::from(101)),
-        Err(e) => report(Err(Failure::other(format!(
-            "cannot start the command thread: {e}"
-        )))),
+        Err(e) => report(
+            Err(Failure::other(format!("cannot start the command thread: {e}"))),
+            json,
+        ),
+    }
+}
+
+impl Command {
+    /// Whether the command was asked for JSON output (`--json`).
+    fn json(&self) -> bool {
+        match self {
+            Command::Cfa { json, .. } | Command::Exec { json, .. } => *json,
+            Command::Verify(a) => a.json,
+            Command::Reduce(a) => a.json,
+            Command::Bench(a) => a.json,
+            Command::Table(a) => a.json,
+            Command::Tools(a) => a.json,
+            Command::Run(a) => a.json,
+            Command::Validate(a) => a.json,
+        }
     }
 }
 
 fn run_command(cli: Cli) -> ExitCode {
-    report(match cli.command {
+    let json = cli.command.json();
+    let result = match cli.command {
         Command::Cfa {
             program,
             data_model,
@@ -869,12 +996,16 @@ fn run_command(cli: Cli) -> ExitCode {
             max_steps,
             trace,
             semantics,
+            json,
         } => exec(
             program,
             data_model,
+            ExecOptions {
+                max_steps,
+                record_path: false,
+            },
             inputs,
-            max_steps,
-            trace,
+            ExecOutput { trace, json },
             semantics.signed_overflow.unwrap_or_default(),
         ),
         Command::Verify(args) => verify(args),
@@ -884,5 +1015,6 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::Table(args) => table(args),
         Command::Run(args) => run(args),
         Command::Validate(args) => validate(args),
-    })
+    };
+    report(result, json)
 }

@@ -47,10 +47,13 @@ impl Property {
     /// lines aside) must be the same `CHECK( init(main()), LTL(G ! call(F())) )` for
     /// `unreach-call`; anything else is [`Property::Other`].
     pub fn parse(text: &str) -> Property {
-        let formulas: Vec<String> = text
+        let lines: Vec<&str> = text
             .lines()
             .map(|l| l.split("//").next().unwrap_or("").trim())
             .filter(|l| !l.is_empty())
+            .collect();
+        let formulas: Vec<String> = lines
+            .iter()
             .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
             .collect();
         let unreach = |f: &String| -> Option<String> {
@@ -66,7 +69,7 @@ impl Property {
             Some(f) if formulas.iter().all(|g| g == &formulas[0]) => {
                 Property::UnreachCall { error_function: f }
             }
-            _ => Property::Other(formulas.join(" ")),
+            _ => Property::Other(lines.join(" ")),
         }
     }
 

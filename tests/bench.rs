@@ -2,7 +2,7 @@
 
 #[path = "support/bench_tasks.rs"]
 mod bench_tasks;
-use bench_tasks::{baton, tasks, text};
+use bench_tasks::{baton, tasks, tasks_and_definition, text};
 use std::path::PathBuf;
 
 /// The CSV row of a task: (status, category, score).
@@ -125,11 +125,7 @@ fn bench_judges_records_resumes_and_tables() {
 
 #[test]
 fn benchmark_definition_xml_runs_and_compares_two_run_definitions() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    tasks(d);
-    std::fs::write(
-        d.join("def.xml"),
+    let dir = tasks_and_definition(
         r#"<?xml version="1.0"?>
 <benchmark tool="baton" timelimit="20s" memlimit="2 GB" cpuCores="1">
   <option name="--analysis">explicit</option>
@@ -143,8 +139,8 @@ fn benchmark_definition_xml_runs_and_compares_two_run_definitions() {
   </tasks>
 </benchmark>
 "#,
-    )
-    .unwrap();
+    );
+    let d = dir.path();
     let out = baton(&["bench", "def.xml", "--output-dir", "res"], d);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));

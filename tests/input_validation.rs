@@ -341,7 +341,11 @@ fn bench_checks_run_definitions_and_names_before_running() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("every run ended in ERROR"), "{err}");
-    assert!(d.join("out/results.jsonl").exists());
+    // The run's reason is the message of the JSON error document its `baton --json` printed.
+    let jsonl = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
+    let result: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    let reason = result["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("dup.c:1"), "{jsonl}");
 }
 
 #[test]

@@ -173,6 +173,8 @@ impl Reader<'_> {
                 format!("property file {} does not exist", file.display()),
             ));
         }
+        // Absolute: result files name it, and they are read from another folder.
+        let file = file.canonicalize().unwrap_or(file);
         Ok(Some(PropertyTag {
             file,
             expected,
@@ -271,7 +273,7 @@ impl Reader<'_> {
             ));
             return Ok(Vec::new());
         }
-        let wanted = prop.file.canonicalize().ok();
+        let wanted = Some(prop.file.clone());
         let mut kept = Vec::new();
         let (mut other_property, mut other_verdict) = (0, 0);
         for t in tasks {
@@ -396,7 +398,10 @@ pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
         .map_err(|e| BenchError::io(path, "cannot read benchmark definition", e))?;
     let file = path.display().to_string();
     let root = parse_xml(&text, &file, "benchmark")?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().trim_end_matches(".xml").to_string())
@@ -408,14 +413,7 @@ pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
         vars: vec![
             ("benchmark_name", name.clone()),
             ("benchmark_date", benchexec_instance(SystemTime::now())),
-            (
-                "benchmark_path",
-                if dir.as_os_str().is_empty() {
-                    ".".into()
-                } else {
-                    dir.display().to_string()
-                },
-            ),
+            ("benchmark_path", dir.display().to_string()),
             ("benchmark_path_abs", abs(dir).display().to_string()),
             (
                 "benchmark_file",

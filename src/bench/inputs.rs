@@ -147,61 +147,10 @@ pub fn tasks_from_set(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<Pat
     Ok(tasks)
 }
 
-/// Splits a command line into words: whitespace separates, `'…'` and `"…"` quote, `\` escapes
-/// the next character outside single quotes.
+/// Splits a command line into words as a POSIX shell does (`shell-words`): whitespace
+/// separates, `'…'` and `"…"` quote, `\` escapes.
 pub fn split_words(text: &str) -> Result<Vec<String>, BenchError> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(x) => current.push(x),
-                        None => return Err(BenchError::Invalid(format!("unclosed ' in `{text}`"))),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(x) => current.push(x),
-                            None => break,
-                        },
-                        Some(x) => current.push(x),
-                        None => return Err(BenchError::Invalid(format!("unclosed \" in `{text}`"))),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(x) = chars.next() {
-                    current.push(x);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                current.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(current);
-    }
-    Ok(words)
+    shell_words::split(text).map_err(|e| BenchError::Invalid(format!("`{text}`: {e}")))
 }
 
 /// Checks a run definition name: non-empty, letters, digits, `-`, `_`, `.`, `+` only (it

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// How a result counts, in BenchExec's categories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     /// The verdict matches the expected one.
@@ -19,6 +19,7 @@ pub enum Category {
     /// The tool answered `unknown`.
     Unknown,
     /// The run ended without an answer: timeout, out of memory, crash, unusable output.
+    #[default]
     Error,
     /// A definite verdict for a task without an expected verdict.
     Missing,
@@ -37,8 +38,8 @@ impl Category {
     }
 }
 
-/// The result of one run (one line of `results.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The result of one run (one line of `results.jsonl`); the default is a run without result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// The run definition's name.
     pub run_definition: String,
@@ -103,25 +104,13 @@ pub fn short_task_name(task: &str) -> String {
     parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
-/// Date and time of a moment in UTC: (`YYYY-MM-DD`, `HH:MM:SS`).
+/// Date and time of a moment in UTC: (`YYYY-MM-DD`, `HH:MM:SS`), from `humantime`'s RFC 3339
+/// form (moments before 1970 are taken as 1970).
 fn utc_parts(t: SystemTime) -> (String, String) {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        format!("{y:04}-{m:02}-{d:02}"),
-        format!("{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60),
-    )
+    let text = humantime::format_rfc3339_seconds(t.max(UNIX_EPOCH)).to_string();
+    // `YYYY-MM-DDTHH:MM:SSZ`
+    let (date, time) = text.split_once('T').unwrap_or((&text, ""));
+    (date.to_string(), time.trim_end_matches('Z').to_string())
 }
 
 /// ISO 8601 time in UTC, e.g. `2026-11-22T04:00:00+00:00`.
@@ -204,7 +193,7 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
     let mut attrs = format!(
         "benchmarkname=\"{}\" name=\"{}\" date=\"{}\" starttime=\"{}\" generator=\"Baton {version}\" tool=\"Baton\" toolmodule=\"benchexec.tools.baton\" version=\"{version}\" options=\"{}\" timelimit=\"{}s\" hardtimelimit=\"{}s\"",
         escape(header.benchmark),
-        escape(format!("{}.{}", header.benchmark, rd.name).as_str()),
+        escape(rd.name.as_str()),
         benchexec_date(header.started),
         iso_time(header.started),
         escape(rd.args.join(" ").as_str()),
@@ -303,7 +292,7 @@ pub fn results_csv(results: &[&RunResult]) -> String {
 }
 
 /// Counts of one run definition's results.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Counts {
     pub correct_true: usize,
     pub correct_false: usize,

@@ -3,6 +3,7 @@
 
 use super::report::{self, Category, RunResult, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
+use crate::cli_json;
 use crate::exec::{self, lifecycle, ExecError, Limits, RunStatus, ToolCommand};
 use crate::task::Task;
 use crate::verdict::{Classification, Verdict};
@@ -146,7 +147,12 @@ fn perform(
         reason: None,
         started: report::iso_time(started),
         log: None,
-        property_file: job.property_file.as_ref().map(|p| p.display().to_string()),
+        property_file: job.property_file.as_ref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        }),
         host: Some(report::hostname()),
         version: Some(env!("CARGO_PKG_VERSION").to_string()),
     };
@@ -182,7 +188,12 @@ fn perform(
                 },
                 status => {
                     result.status = status.benchexec_string();
-                    result.reason = stderr.lines().last().map(str::to_string);
+                    // Baton's error document (runs use --json), else stderr's last line.
+                    let document = report
+                        .stdout_text()
+                        .ok()
+                        .and_then(|t| cli_json::error_message(&t));
+                    result.reason = document.or_else(|| stderr.lines().last().map(str::to_string));
                 }
             }
             let _ = std::fmt::Write::write_fmt(
@@ -510,8 +521,16 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         }
     }
     let dir = &options.output_dir;
-    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &dir.join("logs").join(&rd.name));
+    // Absolute: runs start in their own folders.
+    let logs =
+        std::path::absolute(dir.join("logs")).map_err(|e| BenchError::io(dir, "no absolute path", e))?;
+    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &logs.join(&rd.name));
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
+    // `${logfile_path}` names these folders: they exist before the first run.
+    for rd in &bench.run_definitions {
+        let logs = dir.join("logs").join(&rd.name);
+        std::fs::create_dir_all(&logs).map_err(|e| BenchError::io(&logs, "cannot create", e))?;
+    }
     let jsonl_path = dir.join(RESULTS_JSONL);
     let (earlier, torn) = read_jsonl(&jsonl_path)?;
     torn.iter().for_each(|w| eprintln!("warning: {w}"));
@@ -676,23 +695,10 @@ mod tests {
     fn judges_json_output() {
         let mut r = RunResult {
             run_definition: "e".into(),
-            args: vec![],
-            limits: String::new(),
             task: "t".into(),
             expected: Some(true),
             verdict: "unknown".into(),
-            status: String::new(),
-            category: Category::Error,
-            score: 0,
-            cpu_time_s: 0.0,
-            wall_time_s: 0.0,
-            memory_bytes: None,
-            reason: None,
-            started: String::new(),
-            log: None,
-            property_file: None,
-            host: None,
-            version: None,
+            ..RunResult::default()
         };
         judge(
             &mut r,

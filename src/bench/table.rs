@@ -24,11 +24,14 @@ pub struct Column {
     pub provenance: Provenance,
 }
 
+/// Largest result file read (decompressed): a few hundred thousand runs.
+const MAX_RESULT_BYTES: u64 = 256 << 20;
+
 /// Reads a result file whole, decompressing `.bz2` and `.gz` (BenchExec writes `.xml.bz2`).
 fn read_maybe_compressed(path: &Path) -> Result<String, BenchError> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| BenchError::io(path, "cannot read result file", e))?;
-    let limit = crate::input_file::MAX_DEFINITION_BYTES * 16;
+    let limit = MAX_RESULT_BYTES;
     let mut reader: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
         Some("bz2") => Box::new(bzip2::read::BzDecoder::new(file)),
         Some("gz") => Box::new(flate2::read::GzDecoder::new(file)),
@@ -494,4 +497,127 @@ pub fn render_html(columns: &[Column], pairs: &[(usize, usize)]) -> String {
     }
     h.push_str("</table>\n</body></html>\n");
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(task: &str, status: &str, category: Category, score: i32, cpu: f64) -> RunResult {
+        RunResult {
+            task: task.into(),
+            expected: Some(true),
+            verdict: status.into(),
+            status: status.into(),
+            category,
+            score,
+            cpu_time_s: cpu,
+            wall_time_s: cpu,
+            ..RunResult::default()
+        }
+    }
+
+    fn column(label: &str, results: Vec<RunResult>) -> Column {
+        Column {
+            label: label.into(),
+            results,
+            provenance: vec![("host".into(), format!("host-of-{label}"))],
+        }
+    }
+
+    #[test]
+    fn html_report_has_provenance_chosen_scatter_plots_and_legends() {
+        let a = column(
+            "a",
+            vec![
+                result("/t/x.yml", "true", Category::Correct, 2, 1.0),
+                result("/t/y.yml", "false(unreach-call)", Category::Wrong, -16, 0.5),
+                result("/t/z.yml", "true", Category::Correct, 2, 3.0),
+            ],
+        );
+        let b = column(
+            "b",
+            vec![
+                result("/t/x.yml", "true", Category::Correct, 2, 2.0),
+                result("/t/y.yml", "TIMEOUT", Category::Error, 0, 60.0),
+            ],
+        );
+        let c = column(
+            "c",
+            vec![result("/t/x.yml", "unknown", Category::Unknown, 0, 1.0)],
+        );
+        let mut columns = vec![a, b, c];
+        let pairs = scatter_pairs(&columns, &["c,b".to_string()]).unwrap();
+        assert_eq!(pairs, vec![(2, 1)]);
+        assert!(scatter_pairs(&columns, &["a,nope".to_string()]).is_err());
+        assert_eq!(scatter_pairs(&columns, &[]).unwrap(), vec![(0, 1)]);
+        let html = render_html(&columns, &scatter_pairs(&columns, &["a,b".into()]).unwrap());
+        assert!(html.contains("<section id=\"provenance\">"), "{html}");
+        assert!(html.contains("host-of-b"));
+        assert!(html.contains("id=\"score-quantile\""));
+        assert!(html.contains("id=\"scatter-1\""));
+        assert!(html.contains("Scatter plot: a vs. b"));
+        // Legends: one per plot; the scatter plot's names the wrong result and the timeout.
+        assert_eq!(html.matches("class=\"legend\"").count(), 3);
+        assert!(html.contains("a wrong result") && html.contains("both correct"));
+        assert!(!html.contains("a timeout"), "the timeout pair has a wrong result");
+        // The score-based quantile plot of `a` starts at -16 and ends at -12.
+        assert_eq!(
+            plots::score_quantile_points(&columns[0]),
+            vec![(-14.0, 1.0), (-12.0, 3.0)]
+        );
+        keep_common_tasks(&mut columns);
+        assert!(columns.iter().all(|c| c.results.len() == 1));
+    }
+
+    #[test]
+    fn task_names_of_result_files_resolve_against_their_folder() {
+        assert_eq!(
+            resolve_task("../c/x.yml", Path::new("/nowhere/out")),
+            "/nowhere/c/x.yml"
+        );
+        assert!(is_result_xml(Path::new("r.results.a.xml.bz2")));
+        assert!(!is_result_xml(Path::new("results.jsonl")));
+    }
+
+    #[test]
+    fn reads_compressed_result_files_and_joins_their_tasks() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("out")).unwrap();
+        std::fs::write(d.join("x.yml"), "").unwrap();
+        let xml = |name: &str, task: &str| {
+            format!("<?xml version=\"1.0\"?>\n<result name=\"{name}\" tool=\"T\" version=\"1\" timelimit=\"60s\">\n<systeminfo hostname=\"h\"/>\n<run name=\"{task}\" expectedVerdict=\"true\" properties=\"unreach-call\">\n<column title=\"status\" value=\"true\"/><column title=\"category\" value=\"correct\"/><column title=\"cputime\" value=\"1.5s\"/>\n</run>\n</result>\n")
+        };
+        let bz = d.join("out/a.xml.bz2");
+        let mut e =
+            bzip2::write::BzEncoder::new(std::fs::File::create(&bz).unwrap(), bzip2::Compression::fast());
+        e.write_all(xml("a", "../x.yml").as_bytes()).unwrap();
+        e.finish().unwrap();
+        let gz = d.join("out/b.xml.gz");
+        let mut e =
+            flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+        e.write_all(xml("b", "x.yml").as_bytes()).unwrap();
+        e.finish().unwrap();
+        let plain = d.join("c.xml");
+        std::fs::write(&plain, xml("c", d.join("x.yml").to_str().unwrap())).unwrap();
+        let columns = load_results(&[bz, gz, plain]).unwrap();
+        assert_eq!(columns.len(), 3);
+        let tasks: Vec<&str> = columns.iter().map(|c| c.results[0].task.as_str()).collect();
+        assert_eq!(
+            tasks[0], tasks[2],
+            "relative names resolve against the result file"
+        );
+        assert_ne!(tasks[1], tasks[0], "out/x.yml is another task");
+        assert_eq!(all_tasks(&columns).len(), 2);
+        assert!(columns[0]
+            .provenance
+            .contains(&("limits".into(), "timelimit=60s".into())));
+        assert_eq!(columns[0].results[0].score, 2);
+        let bad = d.join("bad.xml.bz2");
+        std::fs::write(&bad, "not bzip2").unwrap();
+        let e = load_results(&[bad]).unwrap_err().to_string();
+        assert!(e.contains("bad.xml.bz2"), "{e}");
+    }
 }

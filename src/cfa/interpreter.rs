@@ -96,6 +96,22 @@ impl Ending {
     pub fn is_error(&self) -> bool {
         matches!(self, Ending::ErrorReached { .. })
     }
+
+    /// The ending's name in snake case (`error_reached`, `returned`, …), for JSON output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Ending::ErrorReached { .. } => "error_reached",
+            Ending::Aborted { .. } => "aborted",
+            Ending::Exited { .. } => "exited",
+            Ending::Returned { .. } => "returned",
+            Ending::AssumptionViolated { .. } => "assumption_violated",
+            Ending::StepLimit => "step_limit",
+            Ending::MemoryLimit { .. } => "memory_limit",
+            Ending::UndefinedBehavior { .. } => "undefined_behavior",
+            Ending::Stuck { .. } => "stuck",
+            Ending::InvalidProgram { .. } => "invalid_program",
+        }
+    }
 }
 
 impl fmt::Display for Ending {

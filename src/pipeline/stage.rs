@@ -440,7 +440,12 @@ fn run_native(
         ));
     }
     if report.status != crate::exec::RunStatus::Done {
-        let err = report.stderr_text()?;
+        // `--json`: the error is a document on stdout.
+        let document = crate::cli_json::error_message(&report.stdout_text()?);
+        let err = match document {
+            Some(message) => message,
+            None => report.stderr_text()?,
+        };
         return Ok(Outcome::nothing(
             steps.status.clone(),
             format!("baton verify failed: {}", crate::adapters::run::first_line(&err)),

@@ -42,6 +42,14 @@ pub fn tasks(dir: &Path) -> Vec<PathBuf> {
     ]
 }
 
+/// A temporary folder with [`tasks`] and the benchmark definition `def.xml`.
+pub fn tasks_and_definition(xml: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    tasks(dir.path());
+    std::fs::write(dir.path().join("def.xml"), xml).unwrap();
+    dir
+}
+
 /// Runs `baton ARGS` in `cwd`.
 pub fn baton(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_baton"))
