@@ -12,6 +12,7 @@
 //! `true` holds for every execution without it. The reason of a definite verdict says so.
 
 pub mod explicit;
+pub mod incremental;
 pub mod predicate;
 
 use crate::cfa::interpreter::{execute, Ending, ExecOptions};
