@@ -470,7 +470,9 @@ fn verify_with_proofs(
     guide: Option<&dyn Guide>,
 ) -> Result<(baton::analyses::AnalysisOutcome, Option<ReuseStats>), Failure> {
     if args.analysis != AnalysisKind::Predicate {
-        return Err(Failure::input("--proof-in and --proof-out need --analysis predicate"));
+        return Err(Failure::input(
+            "--proof-in and --proof-out need --analysis predicate",
+        ));
     }
     let source = std::fs::read_to_string(&task.program)
         .map_err(|e| Failure::input(format!("{}: cannot read: {e}", task.program.display())))?;
@@ -478,8 +480,15 @@ fn verify_with_proofs(
         Some(path) => Some(Previous::load(path, program, &source).map_err(Failure::input)?),
         None => None,
     };
-    let run = incremental::verify(program, &source, options, guide, previous.as_ref(), args.proof_out.is_some())
-        .map_err(Failure::other)?;
+    let run = incremental::verify(
+        program,
+        &source,
+        options,
+        guide,
+        previous.as_ref(),
+        args.proof_out.is_some(),
+    )
+    .map_err(Failure::other)?;
     if let (Some(path), Some(proof)) = (&args.proof_out, &run.proof) {
         proof.write(path).map_err(Failure::other)?;
     }

@@ -22,21 +22,22 @@
 //! refinement and counterexample replay are the analysis' own. A non-conforming proof only
 //! costs reuse.
 
-use crate::analyses::predicate::cpa::PredicateOptions;
-use crate::analyses::{predicate, AnalysisOptions, AnalysisOutcome};
-use crate::cpa::engine::Guide;
 use crate::analyses::predicate::abstraction::{AbstractState, Precision, Predicate};
+use crate::analyses::predicate::cpa::PredicateOptions;
 use crate::analyses::predicate::cpa::PredicateState;
 use crate::analyses::predicate::formula::PathFormula;
 use crate::analyses::predicate::proof::{Proof, ProofError, ProofStatus, ProofStep};
 use crate::analyses::predicate::solver::{Satisfiability, SolverConfig};
+use crate::analyses::{predicate, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{Expr, ExprKind};
 use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope, SourceLoc, VarId};
 use crate::cpa::arg::Arg;
+use crate::cpa::engine::Guide;
 use crate::cpa::Step;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use z3::ast::Bool;
@@ -99,6 +100,8 @@ pub struct Previous {
     baseline: Precision,
     /// Program start means the same in both versions (every old global, same initial value).
     same_start: bool,
+    /// Old nodes whose region must not be reused: refinement found it too weak.
+    banned: RefCell<HashSet<u32>>,
 }
 
 impl Previous {
@@ -160,9 +163,9 @@ impl Previous {
         }
         let funcs = map_functions(old, program);
         let vars = map_variables(old, program, &funcs);
-        let same_start = old.globals().all(|(id, v)| {
-            vars[id.index()].is_some_and(|n| program.variable(n).initial == v.initial)
-        });
+        let same_start = old
+            .globals()
+            .all(|(id, v)| vars[id.index()].is_some_and(|n| program.variable(n).initial == v.initial));
         let predicates: Vec<Option<Predicate>> = proof
             .predicates
             .iter()
@@ -203,12 +206,19 @@ impl Previous {
             baseline,
             same_start,
             proof,
+            banned: RefCell::default(),
         })
     }
 
     /// The precision the new run starts with: the old one, mapped.
     pub fn precision(&self) -> &Precision {
         &self.baseline
+    }
+
+    /// Stops reusing the region of old node `node`: refinement found no predicate that
+    /// removes a spurious path through it, the analysis' own abstraction may.
+    pub fn ban(&self, node: u32) {
+        self.banned.borrow_mut().insert(node);
     }
 
     /// Number of nodes of the old ARG.
@@ -236,7 +246,11 @@ impl Previous {
     /// The old statement's line was deleted or changed.
     fn old_line_changed(&self, source: SourceLoc) -> bool {
         let index = (source.line as usize).checked_sub(1);
-        source.file == 0 && index.and_then(|i| self.old_changed.get(i)).copied().unwrap_or(false)
+        source.file == 0
+            && index
+                .and_then(|i| self.old_changed.get(i))
+                .copied()
+                .unwrap_or(false)
     }
 
     /// The old operation mapped into the new program's ids (`None` if something is missing).
@@ -282,7 +296,9 @@ impl Previous {
         let edge = program.edge(call);
         let exact = |n: u32| {
             children(n).iter().find_map(|&(s, c)| match s {
-                ProofStep::Edge(old) if self.map_op(&self.proof.cfa.edge(old).op).as_ref() == Some(&edge.op) => {
+                ProofStep::Edge(old)
+                    if self.map_op(&self.proof.cfa.edge(old).op).as_ref() == Some(&edge.op) =>
+                {
                     Some(c)
                 }
                 _ => None,
@@ -303,7 +319,8 @@ impl Previous {
             };
             let old_changed = self.old_line_changed(self.proof.cfa.edge(old).source);
             // A changed statement for a changed one.
-            if one_edge && old_changed && new_line == LineChange::Changed && self.compatible(old_op, &edge.op) {
+            if one_edge && old_changed && new_line == LineChange::Changed && self.compatible(old_op, &edge.op)
+            {
                 return Some(advance(c, false));
             }
             // An old statement on a deleted or changed line is skipped.
@@ -362,7 +379,7 @@ impl Previous {
         config: &SolverConfig,
         abstract_fresh: impl FnOnce() -> AbstractState,
     ) -> Option<AbstractState> {
-        if track.stutter {
+        if track.stutter || self.banned.borrow().contains(&track.node) {
             return None;
         }
         let region = self.regions.get(track.node as usize)?.as_ref()?;
@@ -439,13 +456,26 @@ pub fn verify(
     record: bool,
 ) -> Result<IncrementalOutcome, ProofError> {
     let predicate = PredicateOptions::for_analysis(options);
-    let (outcome, (reuse, proof)) = predicate::cpa::run(program, options, &predicate, guide, previous, |engine, outcome| {
-        let reuse = previous.map(|p| ReuseStats::of(engine.arg(), p));
-        let proof = record.then(|| {
-            Proof::record(engine.arg(), &engine.precision, program, source, &outcome.verdict.benchexec())
-        });
-        (reuse, proof)
-    });
+    let (outcome, (reuse, proof)) = predicate::cpa::run(
+        program,
+        options,
+        &predicate,
+        guide,
+        previous,
+        |engine, outcome| {
+            let reuse = previous.map(|p| ReuseStats::of(engine.arg(), p));
+            let proof = record.then(|| {
+                Proof::record(
+                    engine.arg(),
+                    &engine.precision,
+                    program,
+                    source,
+                    &outcome.verdict.benchexec(),
+                )
+            });
+            (reuse, proof)
+        },
+    );
     Ok(IncrementalOutcome {
         outcome,
         reuse,
@@ -469,7 +499,10 @@ fn map_functions(old: &Program, new: &Program) -> Vec<Option<FuncId>> {
         .enumerate()
         .map(|(i, f)| (f.name.as_str(), FuncId(i as u32)))
         .collect();
-    old.functions.iter().map(|f| by_name.get(f.name.as_str()).copied()).collect()
+    old.functions
+        .iter()
+        .map(|f| by_name.get(f.name.as_str()).copied())
+        .collect()
 }
 
 /// Old variables to new ones of the same (qualified) name, type and scope.

@@ -402,6 +402,7 @@ fn on_target(
     engine: &mut Engine<'_, PredicateCpa<'_>>,
     node: NodeId,
     options: &PredicateOptions,
+    previous: Option<&Previous>,
 ) -> TargetDecision {
     let program = engine.program();
     let (blocks, starts) = blocks_to(engine.arg(), node);
@@ -457,6 +458,17 @@ fn on_target(
                     .any(|p| !state.tracked.contains(p))
             });
             if let Some(i) = stale {
+                reexpand(engine, starts[i - 1]);
+                return TargetDecision::Refined;
+            }
+            // A region reused from a previous version's proof may be weaker than the
+            // analysis' own abstraction of the new block: the deepest one on the path is
+            // abstracted anew (again and again, while there are some).
+            let reused = (1..starts.len())
+                .rev()
+                .find_map(|i| Some((i, engine.arg().node(starts[i]).state.proof?.node)));
+            if let (Some(previous), Some((i, old))) = (previous, reused) {
+                previous.ban(old);
                 reexpand(engine, starts[i - 1]);
                 return TargetDecision::Refined;
             }
@@ -541,7 +553,9 @@ pub fn run<T>(
     if let Some(previous) = previous {
         engine.precision = previous.precision().clone();
     }
-    let mut outcome = run_to_verdict(&mut engine, |engine, node| on_target(engine, node, predicate));
+    let mut outcome = run_to_verdict(&mut engine, |engine, node| {
+        on_target(engine, node, predicate, previous)
+    });
     if outcome.verdict == Verdict::True && guide.is_none() {
         outcome.invariants = loop_invariants(engine.arg(), program);
     }

@@ -173,7 +173,11 @@ impl Proof {
                     .abstraction
                     .cubes
                     .iter()
-                    .map(|cube| cube.iter().map(|l| (table.id(&l.predicate), l.positive)).collect())
+                    .map(|cube| {
+                        cube.iter()
+                            .map(|l| (table.id(&l.predicate), l.positive))
+                            .collect()
+                    })
                     .collect(),
                 minterms: state.abstraction.minterms,
                 tracked: table.ids(&state.tracked),
@@ -294,10 +298,16 @@ impl Proof {
             return Err("cfa: a location's function is out of range".into());
         }
         for f in &cfa.functions {
-            let out = [f.entry, f.exit].iter().chain(&f.locations).any(|l| l.index() >= locs)
+            let out = [f.entry, f.exit]
+                .iter()
+                .chain(&f.locations)
+                .any(|l| l.index() >= locs)
                 || f.params.iter().chain(&f.return_var).any(|v| v.index() >= vars);
             if out {
-                return Err(format!("cfa: function `{}` refers to a missing location or variable", f.name));
+                return Err(format!(
+                    "cfa: function `{}` refers to a missing location or variable",
+                    f.name
+                ));
             }
         }
         for (i, e) in cfa.edges.iter().enumerate() {
@@ -307,7 +317,9 @@ impl Proof {
                 ok &= callee.index() < funcs;
             }
             if !ok {
-                return Err(format!("cfa: edge {i} refers to a missing location, variable or function"));
+                return Err(format!(
+                    "cfa: edge {i} refers to a missing location, variable or function"
+                ));
             }
         }
         if let Some(i) = self.predicates.iter().position(|p| !var_ok(p)) {
@@ -335,13 +347,14 @@ impl Proof {
                 };
                 c < n && e.index() < edges
             });
-            let region_ok = node
-                .region
-                .as_ref()
-                .is_none_or(|r| pred_ok(&r.tracked) && r.cubes.iter().all(|c| c.iter().all(|&(p, _)| p < preds)));
+            let region_ok = node.region.as_ref().is_none_or(|r| {
+                pred_ok(&r.tracked) && r.cubes.iter().all(|c| c.iter().all(|&(p, _)| p < preds))
+            });
             let status_ok = !matches!(node.status, ProofStatus::CoveredBy(m) if m >= n);
             if node.location.index() >= locs || !steps_ok || !region_ok || !status_ok {
-                return Err(format!("node {i} refers to a missing location, edge, node or predicate"));
+                return Err(format!(
+                    "node {i} refers to a missing location, edge, node or predicate"
+                ));
             }
         }
         Ok(())
