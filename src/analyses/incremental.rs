@@ -31,7 +31,7 @@ use crate::analyses::predicate::solver::{Satisfiability, SolverConfig};
 use crate::analyses::{predicate, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{Expr, ExprKind};
 use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope, SourceLoc, VarId};
-use crate::cpa::arg::Arg;
+use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::Guide;
 use crate::cpa::Step;
 use serde::Serialize;
@@ -403,33 +403,35 @@ impl Previous {
 pub struct ReuseStats {
     /// Nodes of the old ARG.
     pub old_nodes: usize,
-    /// States of the new ARG that are old nodes (matched, region conforming).
+    /// Old nodes some state of the new ARG is (matched, region conforming).
     pub reused_nodes: usize,
     /// States explored anew (beyond the frontier, or stepping over inserted statements).
     pub new_states: usize,
-    /// New states whose parent was reused: where the old proof broke.
+    /// New states whose parent followed the old proof and which do not: where it broke.
     pub frontier: usize,
 }
 
 impl ReuseStats {
     /// Counts the final ARG of a run on `previous`.
     pub fn of(arg: &Arg<PredicateState>, previous: &Previous) -> ReuseStats {
-        let reused = |s: &PredicateState| s.proof.is_some_and(|t| !t.stutter);
         let mut stats = ReuseStats {
             old_nodes: previous.old_nodes(),
             ..ReuseStats::default()
         };
+        let mut old = HashSet::new();
         for id in arg.live_ids() {
             let node = arg.node(id);
-            if reused(&node.state) {
-                stats.reused_nodes += 1;
-            } else {
-                stats.new_states += 1;
-                if node.parent.is_some_and(|(p, _)| reused(&arg.node(p).state)) {
-                    stats.frontier += 1;
-                }
+            if let Some(t) = node.state.proof.filter(|t| !t.stutter) {
+                old.insert(t.node);
+                continue;
+            }
+            stats.new_states += 1;
+            let followed = |n: NodeId| arg.node(n).state.proof.is_some();
+            if !followed(id) && node.parent.is_some_and(|(p, _)| followed(p)) {
+                stats.frontier += 1;
             }
         }
+        stats.reused_nodes = old.len();
         stats
     }
 }
@@ -470,7 +472,7 @@ pub fn verify(
                     &engine.precision,
                     program,
                     source,
-                    &outcome.verdict.benchexec(),
+                    outcome.verdict.benchexec(),
                 )
             });
             (reuse, proof)
