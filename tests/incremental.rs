@@ -223,3 +223,31 @@ fn shared_variant_pair_finds_the_bug_from_the_correct_version() {
         .is_some_and(|r| r.contains("reach_error")));
     assert!(reuse(&result, "reused_nodes") > 0, "{result}");
 }
+
+#[test]
+fn flow_stage_continues_from_the_previous_proof() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("previous.proof");
+    let flow = dir.path().join("incremental.yaml");
+    let text = format!(
+        "flow: incremental\nstages:\n  - name: predicate\n    tool: predicate\n    input: identity\n    options: {{ proof-in: {p}, proof-out: {p} }}\n",
+        p = proof.display()
+    );
+    std::fs::write(&flow, text).expect("flow");
+    let flow = flow.to_str().expect("utf-8");
+    let run = |version: &str| {
+        let (code, out, err) = baton(&["run", flow, &kbfilter(version), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).expect("JSON report")
+    };
+    // No proof yet: from scratch, and the stage leaves one.
+    assert_eq!(run("v3")["verdict"], "true");
+    assert!(proof.exists());
+    let again = run("v3");
+    assert_eq!(again["verdict"], "true");
+    let note = again["stages"][0]["note"].as_str().expect("note");
+    assert!(note.contains("states explored anew"), "{note}");
+    let report = run("v4");
+    assert_eq!(report["verdict"], "false(unreach-call)", "{report}");
+    assert_eq!(report["confirmed"], true, "{report}");
+}
