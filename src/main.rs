@@ -2,6 +2,7 @@
 //! printed as one line on stderr (with `--json`: as a JSON document on stdout, see
 //! [`baton::cli_json`]) with a non-zero exit status (see [`EXIT_STATUS_HELP`]).
 
+use baton::analyses::incremental::{self, Previous, ReuseStats};
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
@@ -304,6 +305,14 @@ struct VerifyArgs {
     /// .xml for GraphML, otherwise CPAchecker's text).
     #[arg(long)]
     condition_format: Option<String>,
+    /// The proof of an earlier version of the program (predicate analysis, seed 002): the
+    /// part of its ARG that still conforms is reused, only the rest is explored anew.
+    #[arg(long, value_name = "FILE")]
+    proof_in: Option<PathBuf>,
+    /// Save the final ARG and precision as a proof for re-verifying later versions
+    /// (predicate analysis).
+    #[arg(long, value_name = "FILE")]
+    proof_out: Option<PathBuf>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -446,15 +455,15 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     };
     let runner = guide_condition.as_ref().map(ConditionRunner::new);
     let options = AnalysisOptions {
-        give_up: args.give_up,
+        give_up: args.give_up.clone(),
         order: args.order,
     };
-    let outcome = run_analysis(
-        args.analysis,
-        &program,
-        &options,
-        runner.as_ref().map(|r| r as &dyn Guide),
-    );
+    let guide = runner.as_ref().map(|r| r as &dyn Guide);
+    let (outcome, reuse) = if args.proof_in.is_some() || args.proof_out.is_some() {
+        verify_with_proofs(&args, &task, &program, &options, guide)?
+    } else {
+        (run_analysis(args.analysis, &program, &options, guide), None)
+    };
     if let Some(path) = &args.condition_out {
         let format = condition_format(args.condition_format.as_deref(), path)?;
         condition::write_file(path, &outcome.condition, &program, format)
@@ -502,6 +511,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             "assumptions": program.signed_overflow.assumption_keys(),
             "signed_overflow": program.signed_overflow,
             "predicates": outcome.predicates,
+            "incremental": reuse,
             "invariants": outcome.invariants.iter().map(|(loc, inv)| {
                 let func = &program.function(program.location(*loc).func).name;
                 serde_json::json!({ "location": loc.to_string(), "function": func, "invariant": inv })
@@ -548,7 +558,50 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             c.replay
         );
     }
+    if let Some(r) = reuse {
+        outln!(
+            "proof reuse: {} of {} old nodes reused, {} states explored anew ({} on the frontier)",
+            r.reused_nodes,
+            r.old_nodes,
+            r.new_states,
+            r.frontier
+        );
+    }
     Ok(())
+}
+
+/// `verify --proof-in/--proof-out`: the predicate analysis from and to proofs (seed 002).
+fn verify_with_proofs(
+    args: &VerifyArgs,
+    task: &Task,
+    program: &Program,
+    options: &AnalysisOptions,
+    guide: Option<&dyn Guide>,
+) -> Result<(baton::analyses::AnalysisOutcome, Option<ReuseStats>), Failure> {
+    if args.analysis != AnalysisKind::Predicate {
+        return Err(Failure::input(
+            "--proof-in and --proof-out need --analysis predicate",
+        ));
+    }
+    let source = std::fs::read_to_string(&task.program)
+        .map_err(|e| Failure::input(format!("{}: cannot read: {e}", task.program.display())))?;
+    let previous = match &args.proof_in {
+        Some(path) => Some(Previous::load(path, program, &source).map_err(Failure::input)?),
+        None => None,
+    };
+    let run = incremental::verify(
+        program,
+        &source,
+        options,
+        guide,
+        previous.as_ref(),
+        args.proof_out.is_some(),
+    )
+    .map_err(Failure::other)?;
+    if let (Some(path), Some(proof)) = (&args.proof_out, &run.proof) {
+        proof.write(path).map_err(Failure::other)?;
+    }
+    Ok((run.outcome, run.reuse))
 }
 
 /// The condition file format from a name or the file's extension.

@@ -13,6 +13,7 @@
 
 pub mod chc;
 pub mod explicit;
+pub mod incremental;
 pub mod predicate;
 
 use crate::cfa::interpreter::{execute, Ending, ExecOptions};

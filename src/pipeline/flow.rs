@@ -168,6 +168,10 @@ struct StageFile {
 /// Tools a flow may name: the native analyses and the adapters that exist.
 pub const NATIVE_TOOLS: [&str; 3] = ["explicit", "predicate", "chc"];
 
+/// The options of a `predicate` stage: the proof of a previous version to start from and the
+/// file to save the stage's own proof to (`verify --proof-in/--proof-out`, seed 002).
+pub const PROOF_OPTIONS: [&str; 2] = ["proof-in", "proof-out"];
+
 fn scalar(v: &serde_norway::Value) -> Option<String> {
     match v {
         serde_norway::Value::String(s) => Some(s.clone()),
@@ -346,10 +350,15 @@ fn parse_stage(
         ));
     }
     let native = NATIVE_TOOLS.contains(&s.tool.as_str());
-    if native && !s.options.is_empty() {
+    let proof_option = |k: &String| s.tool == "predicate" && PROOF_OPTIONS.contains(&k.as_str());
+    if native && !s.options.keys().all(proof_option) {
         return Err(err(
             line_of(text, "options", stage_line).unwrap_or(stage_line),
-            format!("`{}` takes give_up conditions, not options", s.tool),
+            format!(
+                "`{}` takes give_up conditions, not options (`predicate` takes {})",
+                s.tool,
+                PROOF_OPTIONS.join(" and ")
+            ),
         ));
     }
     if !native && !known_tools.iter().any(|t| t == &s.tool) {
@@ -452,7 +461,13 @@ mod tests {
         let e = Flow::parse(native_options, "p.yaml", &[])
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "p.yaml:4: `explicit` takes give_up conditions, not options");
+        assert_eq!(
+            e,
+            "p.yaml:4: `explicit` takes give_up conditions, not options (`predicate` takes proof-in and proof-out)"
+        );
+        let proofs = "flow: p\nstages:\n  - tool: predicate\n    input: identity\n    options: { proof-in: a.proof, proof-out: b.proof }\n";
+        let flow = Flow::parse(proofs, "p.yaml", &[]).expect("proof options");
+        assert_eq!(flow.stages[0].options["proof-in"], "a.proof");
     }
 
     #[test]

@@ -426,6 +426,14 @@ fn run_native(
     if let Some(guide) = &input.guide {
         cmd = cmd.arg("--condition-in").arg(guide);
     }
+    // Proofs of the predicate analysis (relative paths: to Baton's working directory); no
+    // proof yet to start from (the first version of a sequence) is a run from scratch.
+    for (option, file) in &stage.options {
+        let file = std::path::absolute(file).map_err(|e| format!("{option}: {file}: {e}"))?;
+        if option != "proof-in" || file.exists() {
+            cmd = cmd.arg(format!("--{option}")).arg(file);
+        }
+    }
     cmd = cmd
         .arg("--condition-out")
         .arg(&condition_out)
@@ -454,11 +462,20 @@ fn run_native(
     let json: serde_json::Value = serde_json::from_str(&report.stdout_text()?)
         .map_err(|e| format!("baton verify printed no JSON result: {e}"))?;
     let verdict = json.get("verdict").and_then(|v| v.as_str()).unwrap_or("unknown");
-    let reason = json
+    let mut reason = json
         .get("reason")
         .and_then(|v| v.as_str())
         .unwrap_or("")
         .to_string();
+    if let Some(reuse) = json.get("incremental").filter(|r| !r.is_null()) {
+        let count = |key: &str| reuse.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+        reason.push_str(&format!(
+            "; proof reuse: {} of {} old nodes, {} states explored anew",
+            count("reused_nodes"),
+            count("old_nodes"),
+            count("new_states")
+        ));
+    }
     Ok(match crate::bench::report::parse_verdict(verdict) {
         Verdict::True => Outcome::proof(reason),
         Verdict::False => {

@@ -20,6 +20,7 @@ use super::formula::{PathFormula, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
 use super::solver::{Satisfiability, SolverConfig};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
+use crate::analyses::incremental::{Previous, ProofTrack};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
 use crate::cfa::semantics::{self, SignedOverflow};
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
@@ -59,6 +60,8 @@ pub struct PredicateState {
     /// decided yet: the block's path formula may be unsatisfiable, so its abstraction must
     /// ask the solver.
     pub unchecked: bool,
+    /// The node of a previous version's proof this state follows (incremental runs only).
+    pub proof: Option<ProofTrack>,
 }
 
 /// The predicate CPA.
@@ -69,6 +72,7 @@ pub struct PredicateCpa<'p> {
     config: SolverConfig,
     abstraction_limit: usize,
     abstraction_point: Vec<bool>,
+    previous: Option<&'p Previous>,
 }
 
 impl<'p> PredicateCpa<'p> {
@@ -91,7 +95,13 @@ impl<'p> PredicateCpa<'p> {
             config,
             abstraction_limit,
             abstraction_point,
+            previous: None,
         }
+    }
+
+    /// The analysis reusing a previous version's proof where it conforms (seed 002).
+    pub fn continuing(self, previous: Option<&'p Previous>) -> Self {
+        PredicateCpa { previous, ..self }
     }
 
     /// True if abstraction happens at `loc`.
@@ -179,6 +189,7 @@ impl Cpa for PredicateCpa<'_> {
             known: self.explicit.initial_state(program),
             tracked: Rc::new(Vec::new()),
             unchecked: false,
+            proof: self.previous.and_then(|p| p.initial(program)),
         }
     }
 
@@ -230,8 +241,33 @@ impl Cpa for PredicateCpa<'_> {
         // A branch the known values do not decide is checked once for the whole block, at its
         // abstraction: one solver call per block instead of one per branch.
         let unchecked = state.unchecked || !decided;
+        let track = match (self.previous, state.proof) {
+            (Some(previous), Some(t)) => previous.follow(t, step, program),
+            _ => None,
+        };
         if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
+            let reused = self.previous.zip(track).and_then(|(previous, t)| {
+                let fresh = || self.abstract_block(&pf, &predicates, &known, unchecked);
+                let abs = previous.reuse(t, &pf, &predicates, program, &self.config, fresh)?;
+                Some((Rc::new(abs), t))
+            });
+            if let Some((abs, t)) = reused {
+                if abs.is_bottom() {
+                    return Ok(Transfer::Successors(Vec::new()));
+                }
+                let start = abs.to_formula(&SsaMap::new(), program);
+                return Ok(Transfer::Successors(vec![PredicateState {
+                    known: known_from_abstraction(&abs, program),
+                    abstraction: abs,
+                    block_start: target,
+                    pf: PathFormula::starting_with(start),
+                    at_program_start: false,
+                    tracked: Rc::new(predicates),
+                    unchecked: false,
+                    proof: Some(ProofTrack { identical: true, ..t }),
+                }]));
+            }
             // Sound in every case: solver failures fall back to weaker abstractions, and
             // `false` comes only from an unsatisfiable block formula.
             let abs = self.abstract_block(&pf, &predicates, &known, unchecked);
@@ -248,6 +284,7 @@ impl Cpa for PredicateCpa<'_> {
                 known,
                 tracked: Rc::new(predicates),
                 unchecked: false,
+                proof: None,
             }]));
         }
         Ok(Transfer::Successors(vec![PredicateState {
@@ -258,6 +295,7 @@ impl Cpa for PredicateCpa<'_> {
             known,
             tracked: state.tracked.clone(),
             unchecked,
+            proof: track,
         }]))
     }
 
@@ -371,6 +409,7 @@ fn on_target(
     engine: &mut Engine<'_, PredicateCpa<'_>>,
     node: NodeId,
     options: &PredicateOptions,
+    previous: Option<&Previous>,
 ) -> TargetDecision {
     let program = engine.program();
     let (blocks, starts) = blocks_to(engine.arg(), node);
@@ -429,6 +468,17 @@ fn on_target(
                 reexpand(engine, starts[i - 1]);
                 return TargetDecision::Refined;
             }
+            // A region reused from a previous version's proof may be weaker than the
+            // analysis' own abstraction of the new block: the deepest one on the path is
+            // abstracted anew (again and again, while there are some).
+            let reused = (1..starts.len())
+                .rev()
+                .find_map(|i| Some((i, engine.arg().node(starts[i]).state.proof?.node)));
+            if let (Some(previous), Some((i, old))) = (previous, reused) {
+                previous.ban(old);
+                reexpand(engine, starts[i - 1]);
+                return TargetDecision::Refined;
+            }
             TargetDecision::NotConfirmed("refinement found no new predicates".into())
         }
         Ok(Refinement::Unknown(why)) => TargetDecision::NotConfirmed(format!("solver: {why}")),
@@ -483,6 +533,20 @@ pub fn verify_with(
     predicate: &PredicateOptions,
     guide: Option<&dyn Guide>,
 ) -> AnalysisOutcome {
+    run(program, options, predicate, guide, None, |_, _| ()).0
+}
+
+/// Runs the predicate analysis to a verdict, continuing from a previous version's proof where
+/// it conforms (seed 002); `finish` looks at the final engine (ARG and precision) once the
+/// outcome is known.
+pub fn run<T>(
+    program: &Program,
+    options: &AnalysisOptions,
+    predicate: &PredicateOptions,
+    guide: Option<&dyn Guide>,
+    previous: Option<&Previous>,
+    finish: impl FnOnce(&Engine<'_, PredicateCpa<'_>>, &AnalysisOutcome) -> T,
+) -> (AnalysisOutcome, T) {
     // Solver queries end by the cpu-time deadline (the engine's, counted from a little later).
     let deadline = options
         .cpu_time_limit()
@@ -491,26 +555,39 @@ pub fn verify_with(
         solver: predicate.solver.until(deadline),
         ..*predicate
     };
-    let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit);
+    let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit).continuing(previous);
     let mut engine = Engine::new(program, cpa, options.order, options.give_up.clone(), guide);
-    let mut outcome = run_to_verdict(&mut engine, |engine, node| on_target(engine, node, predicate));
+    if let Some(previous) = previous {
+        engine.precision = previous.precision().clone();
+    }
+    let mut outcome = run_to_verdict(&mut engine, |engine, node| {
+        on_target(engine, node, predicate, previous)
+    });
     if outcome.verdict == Verdict::True && guide.is_none() {
         outcome.invariants = loop_invariants(engine.arg(), program);
     }
     outcome.predicates = engine.precision.len();
-    outcome
+    let finished = finish(&engine, &outcome);
+    (outcome, finished)
+}
+
+impl PredicateOptions {
+    /// The defaults, with `path-formula-size` among the give-up conditions limiting the
+    /// counterexamples refined.
+    pub fn for_analysis(options: &AnalysisOptions) -> PredicateOptions {
+        let max_path_formula = options.give_up.iter().find_map(|g| match g {
+            GiveUp::PathFormulaSize(n) => Some(*n),
+            _ => None,
+        });
+        PredicateOptions {
+            max_path_formula,
+            ..PredicateOptions::default()
+        }
+    }
 }
 
 /// Runs the predicate analysis to a verdict (`path-formula-size` among the give-up conditions
 /// limits the counterexamples it refines).
 pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn Guide>) -> AnalysisOutcome {
-    let max_path_formula = options.give_up.iter().find_map(|g| match g {
-        GiveUp::PathFormulaSize(n) => Some(*n),
-        _ => None,
-    });
-    let predicate = PredicateOptions {
-        max_path_formula,
-        ..PredicateOptions::default()
-    };
-    verify_with(program, options, &predicate, guide)
+    verify_with(program, options, &PredicateOptions::for_analysis(options), guide)
 }

@@ -4,6 +4,7 @@
 //! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
 //! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
 //! - [`cpa`]: the analysis as a CPA on the engine, `baton verify --analysis predicate`.
+//! - [`proof`]: the final ARG and precision saved for re-verifying a later version.
 //! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
 //!   preconditions, pivot and no-progress detection.
 //! - [`solver`]: pooled Z3 solvers whose queries keep a timeout and the analysis' deadline.
@@ -24,6 +25,7 @@
 pub mod abstraction;
 pub mod cpa;
 pub mod formula;
+pub mod proof;
 pub mod refinement;
 pub mod solver;
 

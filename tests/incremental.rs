@@ -1,0 +1,253 @@
+//! Incremental re-verification from a previous version's proof (seed 002, issue 14):
+//! `baton verify --analysis predicate --proof-out/--proof-in`.
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/shared.rs"]
+mod shared;
+
+use cli::baton;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/incremental/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kbfilter(version: &str) -> String {
+    format!(
+        "{}/benchmarks/incremental/kbfilter/kbfilter_{version}.yml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `verify --analysis predicate --json` with extra arguments; the parsed result.
+fn verify(program: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["verify", program, "--analysis", "predicate", "--json"];
+    args.extend(extra);
+    let (code, out, err) = baton(&args);
+    assert_eq!(code, 0, "baton {args:?} failed: {err}");
+    serde_json::from_str(&out).expect("JSON result")
+}
+
+/// Verifies `program` from scratch and writes its proof to `dir/name.proof`.
+fn proof_of(program: &str, dir: &Path, name: &str) -> (Value, PathBuf) {
+    let path = dir.join(format!("{name}.proof"));
+    let result = verify(program, &["--proof-out", path.to_str().expect("utf-8 path")]);
+    (result, path)
+}
+
+fn reuse(result: &Value, key: &str) -> u64 {
+    result["incremental"][key]
+        .as_u64()
+        .expect("incremental statistics")
+}
+
+#[test]
+fn unchanged_program_explores_no_new_state() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for version in ["v3", "v4"] {
+        let (scratch, proof) = proof_of(&kbfilter(version), dir.path(), version);
+        let again = verify(
+            &kbfilter(version),
+            &["--proof-in", proof.to_str().expect("utf-8")],
+        );
+        assert_eq!(again["verdict"], scratch["verdict"], "{version}");
+        assert_eq!(reuse(&again, "new_states"), 0, "{version}: {again}");
+        assert_eq!(reuse(&again, "frontier"), 0, "{version}");
+        if version == "v3" {
+            assert_eq!(
+                reuse(&again, "reused_nodes"),
+                reuse(&again, "old_nodes"),
+                "{version}"
+            );
+        }
+    }
+}
+
+#[test]
+fn change_that_touches_no_predicate_keeps_the_proof() {
+    // Seed 002's Example1: a counter and a data buffer added to Example.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
+    let result = verify(
+        &data("example1.c"),
+        &["--proof-in", proof.to_str().expect("utf-8")],
+    );
+    assert_eq!(result["verdict"], "true");
+    assert_eq!(
+        reuse(&result, "reused_nodes"),
+        reuse(&result, "old_nodes"),
+        "{result}"
+    );
+    assert_eq!(reuse(&result, "frontier"), 0, "{result}");
+    // Only the added statements are new states.
+    assert!(reuse(&result, "new_states") <= 3, "{result}");
+}
+
+#[test]
+fn breaking_change_reexplores_from_the_frontier_and_finds_the_bug() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (scratch, proof) = proof_of(&kbfilter("v3"), dir.path(), "v3");
+    assert_eq!(scratch["verdict"], "true");
+    // The fourth KbFilter step: REMOVE_DEVICE returns STATUS_SUCCESS whatever happened.
+    let result = verify(&kbfilter("v4"), &["--proof-in", proof.to_str().expect("utf-8")]);
+    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
+    assert_eq!(result["classification"], "Correct");
+    let replay = result["counterexample"]["replay"]
+        .as_str()
+        .expect("replayed counterexample");
+    assert!(replay.contains("reach_error"), "{replay}");
+    assert!(reuse(&result, "frontier") > 0, "{result}");
+    assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+    // The bug of seed 002's Example, found from Example's proof.
+    let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
+    let result = verify(
+        &data("example_bug.c"),
+        &["--proof-in", proof.to_str().expect("utf-8")],
+    );
+    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
+    assert!(result["counterexample"]["replay"]
+        .as_str()
+        .is_some_and(|r| r.contains("reach_error")));
+}
+
+#[test]
+fn whole_kbfilter_development_keeps_the_verdicts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let versions = ["v1", "v2", "v2_fixed", "v3", "v4", "v4_fixed"];
+    let mut previous: Option<PathBuf> = None;
+    for version in versions {
+        let proof = dir.path().join(format!("{version}.proof"));
+        let mut args = vec!["--proof-out", proof.to_str().expect("utf-8")];
+        if let Some(p) = &previous {
+            args.extend(["--proof-in", p.to_str().expect("utf-8")]);
+        }
+        let result = verify(&kbfilter(version), &args);
+        assert_eq!(result["classification"], "Correct", "{version}: {result}");
+        previous = Some(proof);
+    }
+}
+
+#[test]
+fn proof_of_another_program_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
+    let proof = proof.to_str().expect("utf-8");
+    let (code, _, err) = baton(&[
+        "verify",
+        &kbfilter("v1"),
+        "--analysis",
+        "predicate",
+        "--proof-in",
+        proof,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a proof of another program") && err.contains(proof),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn malformed_proof_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, good) = proof_of(&data("example.c"), dir.path(), "example");
+    let text = std::fs::read_to_string(&good).expect("proof");
+    let mut value: Value = serde_json::from_str(&text).expect("proof is JSON");
+    value["nodes"][1]["location"] = Value::from(100_000);
+    let mut other_version = serde_json::from_str::<Value>(&text).expect("proof is JSON");
+    other_version["version"] = Value::from(99);
+    let cases = [
+        ("garbage", "this is not json".to_string(), "not a Baton proof"),
+        (
+            "truncated",
+            text[..text.len() / 2].to_string(),
+            "not a Baton proof",
+        ),
+        (
+            "wrong-format",
+            "{\"format\": \"graphml\"}".to_string(),
+            "is not `baton-predicate-proof`",
+        ),
+        ("version", other_version.to_string(), "version 99"),
+        ("bad-id", value.to_string(), "node 1 refers to a missing location"),
+    ];
+    for (name, content, expected) in cases {
+        let path = dir.path().join(format!("{name}.proof"));
+        std::fs::write(&path, content).expect("write");
+        let path = path.to_str().expect("utf-8");
+        let (code, _, err) = baton(&[
+            "verify",
+            &data("example.c"),
+            "--analysis",
+            "predicate",
+            "--proof-in",
+            path,
+        ]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(path) && err.contains(expected), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let (code, _, err) = baton(&[
+        "verify",
+        &data("example.c"),
+        "--proof-in",
+        good.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "the explicit analysis has no proofs: {err}");
+}
+
+#[test]
+fn shared_variant_pair_finds_the_bug_from_the_correct_version() {
+    let Some(root) = shared::benchmarks() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let task = |name: &str| {
+        root.join("c/ntdrivers-simplified")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (scratch, proof) = proof_of(&task("kbfiltr_simpl2.cil-1.yml"), dir.path(), "simpl2-1");
+    assert_eq!(scratch["verdict"], "true");
+    let result = verify(
+        &task("kbfiltr_simpl2.cil-2.yml"),
+        &["--proof-in", proof.to_str().expect("utf-8")],
+    );
+    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
+    assert!(result["counterexample"]["replay"]
+        .as_str()
+        .is_some_and(|r| r.contains("reach_error")));
+    assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+}
+
+#[test]
+fn flow_stage_continues_from_the_previous_proof() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("previous.proof");
+    let flow = dir.path().join("incremental.yaml");
+    let text = format!(
+        "flow: incremental\nstages:\n  - name: predicate\n    tool: predicate\n    input: identity\n    options: {{ proof-in: {p}, proof-out: {p} }}\n",
+        p = proof.display()
+    );
+    std::fs::write(&flow, text).expect("flow");
+    let flow = flow.to_str().expect("utf-8");
+    let run = |version: &str| {
+        let (code, out, err) = baton(&["run", flow, &kbfilter(version), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).expect("JSON report")
+    };
+    // No proof yet: from scratch, and the stage leaves one.
+    assert_eq!(run("v3")["verdict"], "true");
+    assert!(proof.exists());
+    let again = run("v3");
+    assert_eq!(again["verdict"], "true");
+    let note = again["stages"][0]["note"].as_str().expect("note");
+    assert!(note.contains("states explored anew"), "{note}");
+    let report = run("v4");
+    assert_eq!(report["verdict"], "false(unreach-call)", "{report}");
+    assert_eq!(report["confirmed"], true, "{report}");
+}
