@@ -1,6 +1,11 @@
 //! A constrained-Horn-clause analysis: the CFA as Horn clauses ([`encode`]), solved by Z3's
 //! Spacer engine, `baton verify --analysis chc`.
 //!
+//! Clauses are first encoded over integers ([`integers`]), which Spacer generalises far better
+//! than bit-vectors; where that encoding over-approximates (bitwise operations, shifts by
+//! variables) and does not decide in half the time left, the bit-precise encoding gets the
+//! rest.
+//!
 //! - Spacer proves the error relation unreachable: `true`, with the loop heads' invariants
 //!   (Spacer's interpretation of their relations, as SMT-LIB formulas over the variables).
 //! - Spacer derives the error: a bounded model check along the cut points ([`counterexample`])
@@ -16,6 +21,7 @@
 
 pub mod counterexample;
 pub mod encode;
+pub mod integers;
 
 use super::{confirm_path, AnalysisOptions, AnalysisOutcome, TargetDecision};
 use crate::cfa::{LocId, Program};
@@ -24,7 +30,7 @@ use crate::cpa::budget::{default_memory_limit, last_query, CpuDeadline};
 use crate::cpa::engine::{EngineStats, Guide};
 use crate::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
 use crate::verdict::Verdict;
-use encode::{EncodedClause, From, HornSystem, To};
+use encode::{EncodedClause, Encoding, From, HornSystem, To};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -106,13 +112,6 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
         Ok(s) => s,
         Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
     };
-    let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
-        .map(|i| system.encode(program, i))
-        .collect();
-    let encoded = match encoded {
-        Ok(e) => e,
-        Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
-    };
     let ctx = Context::thread_local();
     let handle = ctx.handle();
     let done = AtomicBool::new(false);
@@ -136,7 +135,7 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
                 std::thread::sleep(WATCH_INTERVAL);
             }
         });
-        let decision = solve(program, &system, &encoded, deadline);
+        let decision = solve_in_turn(program, &system, deadline);
         done.store(true, Ordering::Relaxed);
         match (decision, exceeded.lock().ok().and_then(|s| s.clone())) {
             (Decision::Unknown(_), Some(why)) => Decision::Unknown(why),
@@ -145,21 +144,52 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
     })
 }
 
+/// The integer encoding first; where it over-approximates and does not decide (in half the
+/// time left), the bit-precise one.
+fn solve_in_turn(program: &Program, system: &HornSystem, deadline: Option<CpuDeadline>) -> Decision {
+    let mut reasons = Vec::new();
+    for encoding in [Encoding::Integers, Encoding::Bits] {
+        let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
+            .map(|i| system.encode(program, i, encoding))
+            .collect();
+        let encoded = match encoded {
+            Ok(e) => e,
+            Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
+        };
+        let exact = encoded.iter().all(|c| c.exact);
+        let last = exact || encoding == Encoding::Bits;
+        let attempt_deadline = match deadline {
+            Some(d) if !last => Some(CpuDeadline::after(d.remaining() / 2)),
+            d => d,
+        };
+        match solve(program, system, &encoded, encoding, attempt_deadline) {
+            Decision::Unknown(why) if !last && !deadline.is_some_and(CpuDeadline::passed) => {
+                reasons.push(format!("{encoding:?}: {why}"));
+            }
+            Decision::Unknown(why) => {
+                reasons.push(format!("{encoding:?}: {why}"));
+                return Decision::Unknown(reasons.join("; "));
+            }
+            decided => return decided,
+        }
+    }
+    Decision::Unknown(reasons.join("; "))
+}
+
 /// Spacer's answer, and for `Unsafe` the counterexample search and replay.
 fn solve(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
+    encoding: Encoding,
     deadline: Option<CpuDeadline>,
 ) -> Decision {
-    match spacer(program, system, encoded, deadline) {
+    match spacer(program, system, encoded, encoding, deadline) {
         Answer::Safe(invariants) => Decision::Safe(invariants),
         Answer::Unknown(why) => Decision::Unknown(format!("Spacer: {why}")),
         Answer::Unsafe => {
-            let Some(steps) = counterexample::find(program, system, encoded, deadline) else {
-                return Decision::Unknown(
-                    "Spacer: error reachable, but no counterexample found in time".into(),
-                );
+            let Some(steps) = counterexample::find(program, system, encoded, encoding, deadline) else {
+                return Decision::Unknown("Spacer: error reachable, but no path to it found in time".into());
             };
             let solver = super::predicate::solver::SolverConfig::default().until(deadline);
             match confirm_path(program, steps, &solver) {
@@ -200,6 +230,7 @@ fn spacer(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
+    encoding: Encoding,
     deadline: Option<CpuDeadline>,
 ) -> Answer {
     let fp = Fixedpoint::new();
@@ -220,7 +251,7 @@ fn spacer(
             let sorts: Vec<Sort> = c
                 .vars
                 .iter()
-                .map(|v| Sort::bitvector(u32::from(program.variable(*v).ty.bits)))
+                .map(|v| encoding.sort(program.variable(*v).ty))
                 .collect();
             let refs: Vec<&Sort> = sorts.iter().collect();
             FuncDecl::new(format!("{}#{i}", c.loc), &refs, &Sort::bool())
@@ -231,7 +262,7 @@ fn spacer(
         fp.register_relation(r);
     }
     fp.register_relation(&error);
-    let apply = |r: &FuncDecl, args: &[z3::ast::BV]| -> Bool {
+    let apply = |r: &FuncDecl, args: &[Dynamic]| -> Bool {
         let args: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
         r.apply(&args).as_bool().unwrap_or_else(|| Bool::from_bool(false))
     };
@@ -257,7 +288,11 @@ fn spacer(
     match fp.query(&apply(&error, &[])) {
         SatResult::Unsat => Answer::Safe(invariants(program, system, &relations, &fp)),
         SatResult::Sat => Answer::Unsafe,
-        SatResult::Unknown => Answer::Unknown(fp.get_reason_unknown()),
+        SatResult::Unknown => Answer::Unknown(match fp.get_reason_unknown() {
+            // What Spacer says when its timeout ends the query.
+            r if r.is_empty() || r == "ok" => "no answer in time".into(),
+            r => r,
+        }),
     }
 }
 
