@@ -162,7 +162,17 @@ fn solve_in_turn(program: &Program, system: &HornSystem, deadline: Option<CpuDea
             Some(d) if !last => Some(CpuDeadline::after(d.remaining() / 2)),
             d => d,
         };
-        match solve(program, system, &encoded, encoding, attempt_deadline) {
+        // Z3's timeout counts wall-clock time, which runs ahead of CPU time on a loaded machine:
+        // the last attempt is ended by the watchdog at the CPU deadline instead.
+        let spacer_timeout = if last { None } else { attempt_deadline };
+        match solve(
+            program,
+            system,
+            &encoded,
+            encoding,
+            attempt_deadline,
+            spacer_timeout,
+        ) {
             Decision::Unknown(why) if !last && !deadline.is_some_and(CpuDeadline::passed) => {
                 reasons.push(format!("{encoding:?}: {why}"));
             }
@@ -183,8 +193,9 @@ fn solve(
     encoded: &[EncodedClause],
     encoding: Encoding,
     deadline: Option<CpuDeadline>,
+    spacer_timeout: Option<CpuDeadline>,
 ) -> Decision {
-    match spacer(program, system, encoded, encoding, deadline) {
+    match spacer(program, system, encoded, encoding, spacer_timeout) {
         Answer::Safe(invariants) => Decision::Safe(invariants),
         Answer::Unknown(why) => Decision::Unknown(format!("Spacer: {why}")),
         Answer::Unsafe => {
@@ -225,18 +236,19 @@ pub fn clause_variables(formula: &Bool) -> Vec<Dynamic> {
     out
 }
 
-/// Asks Spacer whether the error relation is derivable.
+/// Asks Spacer whether the error relation is derivable, with a Z3 timeout of the time left
+/// until `timeout`.
 fn spacer(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
     encoding: Encoding,
-    deadline: Option<CpuDeadline>,
+    timeout: Option<CpuDeadline>,
 ) -> Answer {
     let fp = Fixedpoint::new();
     let mut params = Params::new();
     params.set_symbol("engine", "spacer");
-    if let Some(d) = deadline {
+    if let Some(d) = timeout {
         let ms = u32::try_from(d.remaining().as_millis())
             .unwrap_or(u32::MAX)
             .max(1);
