@@ -243,8 +243,8 @@ impl Encoder<'_> {
                 self.undefined.push(Bool::or(&ub));
                 // Truncation toward zero from the (floor) division of the absolute values.
                 let abs = |v: &Int| v.ge(&zero).ite(v, &v.unary_minus());
-                let q_abs = abs(&x.term).div(&abs(&y.term));
-                let same_sign = x.term.ge(&zero).eq(&y.term.ge(&zero));
+                let q_abs = abs(&x.term).div(abs(&y.term));
+                let same_sign = x.term.ge(&zero).eq(y.term.ge(&zero));
                 let q = same_sign.ite(&q_abs, &q_abs.unary_minus());
                 let mx =
                     x.lo.unsigned_abs()
