@@ -140,6 +140,15 @@ fn predicate_analysis_gives_no_wrong_answer_on_any_shared_task() {
 }
 
 #[test]
+fn chc_analysis_gives_no_wrong_answer_on_any_shared_task() {
+    let Some(dir) = benchmarks() else { return };
+    let results = on_every_shared_task(&dir, AnalysisKind::Chc, "cpu-time=2s");
+    let correct = results.iter().filter(|r| r.3 == Classification::Correct).count();
+    eprintln!("chc, cpu-time=2s: {correct} correct of {}", results.len());
+    assert!(correct >= 1, "the analysis answers some tasks ({correct})");
+}
+
+#[test]
 fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     let Some(dir) = benchmarks() else { return };
     let results = on_every_shared_task(&dir, AnalysisKind::Explicit, "cpu-time=1s");

@@ -4,25 +4,25 @@
 //! caller solves for nondet values and replays.
 
 use super::clause_variables;
-use super::encode::{EncodedClause, From, HornSystem, To};
+use super::encode::{EncodedClause, Encoding, From, HornSystem, To};
 use crate::cfa::Program;
 use crate::cpa::budget::CpuDeadline;
 use crate::cpa::Step;
 use std::collections::BTreeSet;
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// Deepest frame tried without a deadline (a derivable error has a finite derivation, so this
 /// only bounds a search that something unexpected keeps from ending).
 const MAX_DEPTH: usize = 100_000;
 
 /// One frame's program state: every program variable as a constant of this frame.
-fn frame_state(program: &Program, frame: usize) -> Vec<BV> {
+fn frame_state(program: &Program, encoding: Encoding, frame: usize) -> Vec<Dynamic> {
     program
         .variables
         .iter()
         .enumerate()
-        .map(|(i, v)| BV::new_const(format!("f{frame}.v{i}"), u32::from(v.ty.bits)))
+        .map(|(i, v)| Dynamic::new_const(format!("f{frame}.v{i}"), &encoding.sort(v.ty)))
         .collect()
 }
 
@@ -32,6 +32,7 @@ pub fn find(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
+    encoding: Encoding,
     deadline: Option<CpuDeadline>,
 ) -> Option<Vec<Step>> {
     // Program counter values: the cut points, then the error, then the start.
@@ -61,7 +62,7 @@ pub fn find(
         .collect();
     let solver = Solver::new();
     solver.assert(pc(0).eq(pc_value(start)));
-    let mut states = vec![frame_state(program, 0)];
+    let mut states = vec![frame_state(program, encoding, 0)];
     let mut active: BTreeSet<usize> = BTreeSet::from([start]);
     let mut selectors: Vec<Vec<(usize, Bool)>> = Vec::new();
     for frame in 0..MAX_DEPTH {
@@ -69,7 +70,7 @@ pub fn find(
             return None;
         }
         // Frame `frame` → `frame + 1`: one of the clauses leaving an active cut point.
-        states.push(frame_state(program, frame + 1));
+        states.push(frame_state(program, encoding, frame + 1));
         let (now, next) = (&states[frame], &states[frame + 1]);
         let mut chosen = Vec::new();
         let mut reached = BTreeSet::new();
@@ -122,14 +123,6 @@ pub fn find(
         }
         solver.push();
         solver.assert(pc(frame + 1).eq(pc_value(error)));
-        if let Some(d) = deadline {
-            let mut params = Params::new();
-            let ms = u32::try_from(d.remaining().as_millis())
-                .unwrap_or(u32::MAX)
-                .max(1);
-            params.set_u32("timeout", ms);
-            solver.set_params(&params);
-        }
         match solver.check() {
             SatResult::Sat => {
                 let model = solver.get_model()?;

@@ -5,14 +5,18 @@
 //! program start and every node with other than one incoming step — every cycle passes one, so
 //! the segments between cut points are trees of straight paths, each encoded as one clause by
 //! the predicate analysis' bit-precise path formulas ([`PathFormula`]: C semantics, undefined
-//! behaviour excluded). A cut point's relation ranges over the variables live there.
+//! behaviour excluded) or over integers ([`super::integers`]). A cut point's relation ranges
+//! over the variables live there.
 
+use super::integers::{in_range, int_var, IntPath};
 use crate::analyses::predicate::formula::{var_term, EncodeError, PathFormula};
+use crate::cfa::types::IntType;
 use crate::cfa::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, Scope, VarId};
 use crate::cpa::Step;
 use std::collections::HashMap;
 use thiserror::Error;
-use z3::ast::{Bool, BV};
+use z3::ast::{Bool, Dynamic};
+use z3::Sort;
 
 /// Most inlined nodes the encoding builds; larger programs are left unknown.
 const MAX_NODES: usize = 200_000;
@@ -340,43 +344,103 @@ fn liveness(program: &Program, g: &Inlined) -> Vec<Vec<VarId>> {
         .collect()
 }
 
+/// How clauses are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Mathematical integers ([`super::integers`]): exact for most programs, else an
+    /// over-approximation.
+    Integers,
+    /// Bit-vectors with the predicate analysis' bit-precise path formulas.
+    Bits,
+}
+
+impl Encoding {
+    /// The sort of a variable of type `ty`.
+    pub fn sort(self, ty: IntType) -> Sort {
+        match self {
+            Encoding::Integers => Sort::int(),
+            Encoding::Bits => Sort::bitvector(u32::from(ty.bits)),
+        }
+    }
+
+    /// The constant of `var` at SSA index `index`.
+    fn var(self, program: &Program, var: VarId, index: u32) -> Dynamic {
+        match self {
+            Encoding::Integers => Dynamic::from_ast(&int_var(var, index)),
+            Encoding::Bits => Dynamic::from_ast(&var_term(var, program.variable(var).ty, index)),
+        }
+    }
+}
+
 /// A clause's constraint as a formula: the path formula of its steps, the start variables of
 /// its source relation at SSA index 0 and the end variables of its target at their last index.
 pub struct EncodedClause {
     /// The path formula (for [`From::Start`]: the globals' initial values included).
     pub formula: Bool,
     /// The source relation's arguments.
-    pub start: Vec<BV>,
+    pub start: Vec<Dynamic>,
     /// The target relation's arguments (empty for the error).
-    pub end: Vec<BV>,
+    pub end: Vec<Dynamic>,
+    /// False if the formula over-approximates the steps.
+    pub exact: bool,
 }
 
 impl HornSystem {
-    /// Encodes clause `i` bit-precisely.
-    pub fn encode(&self, program: &Program, i: usize) -> Result<EncodedClause, EncodeError> {
+    /// Encodes clause `i`.
+    pub fn encode(
+        &self,
+        program: &Program,
+        i: usize,
+        encoding: Encoding,
+    ) -> Result<EncodedClause, EncodeError> {
         let clause = &self.clauses[i];
-        let base = match clause.from {
-            From::Start => PathFormula::program_start(program),
-            From::CutPoint(_) => PathFormula::empty(),
+        let start_vars: &[VarId] = match clause.from {
+            From::Start => &[],
+            From::CutPoint(c) => &self.cut_points[c].vars,
         };
-        let path = base.extend_all(clause.steps.iter().copied(), program)?;
-        let args = |vars: &[VarId], at: &dyn Fn(VarId) -> u32| -> Vec<BV> {
-            vars.iter()
-                .map(|&v| var_term(v, program.variable(v).ty, at(v)))
-                .collect()
+        let (mut formula, ssa, exact) = match encoding {
+            Encoding::Bits => {
+                let base = match clause.from {
+                    From::Start => PathFormula::program_start(program),
+                    From::CutPoint(_) => PathFormula::empty(),
+                };
+                let path = base.extend_all(clause.steps.iter().copied(), program)?;
+                (vec![path.formula], path.ssa, true)
+            }
+            Encoding::Integers => {
+                let mut path = match clause.from {
+                    From::Start => IntPath::program_start(program),
+                    From::CutPoint(_) => IntPath::empty(),
+                };
+                // The relation holds values of the variables' types only.
+                path.parts.extend(
+                    start_vars
+                        .iter()
+                        .map(|&v| in_range(&int_var(v, 0), program.variable(v).ty)),
+                );
+                for &step in &clause.steps {
+                    path.extend(step, program)?;
+                }
+                (path.parts, path.ssa, path.exact)
+            }
         };
-        let start = match clause.from {
-            From::Start => Vec::new(),
-            From::CutPoint(c) => args(&self.cut_points[c].vars, &|_| 0),
-        };
+        let start = start_vars.iter().map(|&v| encoding.var(program, v, 0)).collect();
         let end = match clause.to {
-            To::CutPoint(d) => args(&self.cut_points[d].vars, &|v| path.ssa.get(v)),
+            To::CutPoint(d) => self.cut_points[d]
+                .vars
+                .iter()
+                .map(|&v| encoding.var(program, v, ssa.get(v)))
+                .collect(),
             To::Error => Vec::new(),
         };
+        if formula.is_empty() {
+            formula.push(Bool::from_bool(true));
+        }
         Ok(EncodedClause {
-            formula: path.formula,
+            formula: Bool::and(&formula),
             start,
             end,
+            exact,
         })
     }
 }

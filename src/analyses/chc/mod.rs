@@ -1,6 +1,11 @@
 //! A constrained-Horn-clause analysis: the CFA as Horn clauses ([`encode`]), solved by Z3's
 //! Spacer engine, `baton verify --analysis chc`.
 //!
+//! Clauses are first encoded over integers ([`integers`]), which Spacer generalises far better
+//! than bit-vectors; where that encoding over-approximates (bitwise operations, shifts by
+//! variables) and does not decide in half the time left, the bit-precise encoding gets the
+//! rest.
+//!
 //! - Spacer proves the error relation unreachable: `true`, with the loop heads' invariants
 //!   (Spacer's interpretation of their relations, as SMT-LIB formulas over the variables).
 //! - Spacer derives the error: a bounded model check along the cut points ([`counterexample`])
@@ -16,6 +21,7 @@
 
 pub mod counterexample;
 pub mod encode;
+pub mod integers;
 
 use super::{confirm_path, AnalysisOptions, AnalysisOutcome, TargetDecision};
 use crate::cfa::{LocId, Program};
@@ -24,7 +30,7 @@ use crate::cpa::budget::{default_memory_limit, last_query, CpuDeadline};
 use crate::cpa::engine::{EngineStats, Guide};
 use crate::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
 use crate::verdict::Verdict;
-use encode::{EncodedClause, From, HornSystem, To};
+use encode::{EncodedClause, Encoding, From, HornSystem, To};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -34,6 +40,9 @@ use z3::{Context, Fixedpoint, FuncDecl, Params, SatResult, Sort};
 
 /// How often the watchdog looks at the CPU time and memory.
 const WATCH_INTERVAL: Duration = Duration::from_millis(10);
+
+/// CPU time Z3 may take to stop once interrupted (measured: up to about 0.15 s).
+const INTERRUPT_RESERVE: Duration = Duration::from_millis(250);
 
 /// What Spacer answered.
 enum Answer {
@@ -49,7 +58,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, _guide: Option<&dyn 
     let cpu_before = process_cpu_time();
     let deadline = options
         .cpu_time_limit()
-        .map(|limit| last_query(CpuDeadline::after(limit)));
+        .map(|limit| last_query(CpuDeadline::after(limit)).earlier_by(INTERRUPT_RESERVE.min(limit / 10)));
     let memory = options
         .give_up
         .iter()
@@ -106,13 +115,6 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
         Ok(s) => s,
         Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
     };
-    let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
-        .map(|i| system.encode(program, i))
-        .collect();
-    let encoded = match encoded {
-        Ok(e) => e,
-        Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
-    };
     let ctx = Context::thread_local();
     let handle = ctx.handle();
     let done = AtomicBool::new(false);
@@ -136,7 +138,7 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
                 std::thread::sleep(WATCH_INTERVAL);
             }
         });
-        let decision = solve(program, &system, &encoded, deadline);
+        let decision = solve_in_turn(program, &system, deadline);
         done.store(true, Ordering::Relaxed);
         match (decision, exceeded.lock().ok().and_then(|s| s.clone())) {
             (Decision::Unknown(_), Some(why)) => Decision::Unknown(why),
@@ -145,21 +147,63 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
     })
 }
 
+/// The integer encoding first; where it over-approximates and does not decide (in half the
+/// time left), the bit-precise one.
+fn solve_in_turn(program: &Program, system: &HornSystem, deadline: Option<CpuDeadline>) -> Decision {
+    let mut reasons = Vec::new();
+    for encoding in [Encoding::Integers, Encoding::Bits] {
+        let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
+            .map(|i| system.encode(program, i, encoding))
+            .collect();
+        let encoded = match encoded {
+            Ok(e) => e,
+            Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
+        };
+        let exact = encoded.iter().all(|c| c.exact);
+        let last = exact || encoding == Encoding::Bits;
+        let attempt_deadline = match deadline {
+            Some(d) if !last => Some(CpuDeadline::after(d.remaining() / 2)),
+            d => d,
+        };
+        // Z3's timeout counts wall-clock time, which runs ahead of CPU time on a loaded machine:
+        // the last attempt is ended by the watchdog at the CPU deadline instead.
+        let spacer_timeout = if last { None } else { attempt_deadline };
+        match solve(
+            program,
+            system,
+            &encoded,
+            encoding,
+            attempt_deadline,
+            spacer_timeout,
+        ) {
+            Decision::Unknown(why) if !last && !deadline.is_some_and(CpuDeadline::passed) => {
+                reasons.push(format!("{encoding:?}: {why}"));
+            }
+            Decision::Unknown(why) => {
+                reasons.push(format!("{encoding:?}: {why}"));
+                return Decision::Unknown(reasons.join("; "));
+            }
+            decided => return decided,
+        }
+    }
+    Decision::Unknown(reasons.join("; "))
+}
+
 /// Spacer's answer, and for `Unsafe` the counterexample search and replay.
 fn solve(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
+    encoding: Encoding,
     deadline: Option<CpuDeadline>,
+    spacer_timeout: Option<CpuDeadline>,
 ) -> Decision {
-    match spacer(program, system, encoded, deadline) {
+    match spacer(program, system, encoded, encoding, spacer_timeout) {
         Answer::Safe(invariants) => Decision::Safe(invariants),
         Answer::Unknown(why) => Decision::Unknown(format!("Spacer: {why}")),
         Answer::Unsafe => {
-            let Some(steps) = counterexample::find(program, system, encoded, deadline) else {
-                return Decision::Unknown(
-                    "Spacer: error reachable, but no counterexample found in time".into(),
-                );
+            let Some(steps) = counterexample::find(program, system, encoded, encoding, deadline) else {
+                return Decision::Unknown("Spacer: error reachable, but no path to it found in time".into());
             };
             let solver = super::predicate::solver::SolverConfig::default().until(deadline);
             match confirm_path(program, steps, &solver) {
@@ -195,17 +239,19 @@ pub fn clause_variables(formula: &Bool) -> Vec<Dynamic> {
     out
 }
 
-/// Asks Spacer whether the error relation is derivable.
+/// Asks Spacer whether the error relation is derivable, with a Z3 timeout of the time left
+/// until `timeout`.
 fn spacer(
     program: &Program,
     system: &HornSystem,
     encoded: &[EncodedClause],
-    deadline: Option<CpuDeadline>,
+    encoding: Encoding,
+    timeout: Option<CpuDeadline>,
 ) -> Answer {
     let fp = Fixedpoint::new();
     let mut params = Params::new();
     params.set_symbol("engine", "spacer");
-    if let Some(d) = deadline {
+    if let Some(d) = timeout {
         let ms = u32::try_from(d.remaining().as_millis())
             .unwrap_or(u32::MAX)
             .max(1);
@@ -220,7 +266,7 @@ fn spacer(
             let sorts: Vec<Sort> = c
                 .vars
                 .iter()
-                .map(|v| Sort::bitvector(u32::from(program.variable(*v).ty.bits)))
+                .map(|v| encoding.sort(program.variable(*v).ty))
                 .collect();
             let refs: Vec<&Sort> = sorts.iter().collect();
             FuncDecl::new(format!("{}#{i}", c.loc), &refs, &Sort::bool())
@@ -231,7 +277,7 @@ fn spacer(
         fp.register_relation(r);
     }
     fp.register_relation(&error);
-    let apply = |r: &FuncDecl, args: &[z3::ast::BV]| -> Bool {
+    let apply = |r: &FuncDecl, args: &[Dynamic]| -> Bool {
         let args: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
         r.apply(&args).as_bool().unwrap_or_else(|| Bool::from_bool(false))
     };
@@ -257,7 +303,11 @@ fn spacer(
     match fp.query(&apply(&error, &[])) {
         SatResult::Unsat => Answer::Safe(invariants(program, system, &relations, &fp)),
         SatResult::Sat => Answer::Unsafe,
-        SatResult::Unknown => Answer::Unknown(fp.get_reason_unknown()),
+        SatResult::Unknown => Answer::Unknown(match fp.get_reason_unknown() {
+            // What Spacer says when its timeout ends the query.
+            r if r.is_empty() || r == "ok" => "no answer in time".into(),
+            r => r,
+        }),
     }
 }
 
