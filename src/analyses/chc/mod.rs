@@ -115,6 +115,19 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
         Ok(s) => s,
         Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
     };
+    let over_budget = || {
+        if deadline.is_some_and(CpuDeadline::passed) {
+            Some("gave up: cpu-time".to_string())
+        } else {
+            memory
+                .filter(|&limit| resident_memory().is_some_and(|rss| rss > limit))
+                .map(|limit| format!("gave up: memory={limit}B"))
+        }
+    };
+    // A budget already spent gives up before Z3 starts (the watchdog might look too late).
+    if let Some(why) = over_budget() {
+        return Decision::Unknown(why);
+    }
     let ctx = Context::thread_local();
     let handle = ctx.handle();
     let done = AtomicBool::new(false);
@@ -122,14 +135,7 @@ fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>)
     std::thread::scope(|scope| {
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                let over = if deadline.is_some_and(CpuDeadline::passed) {
-                    Some("gave up: cpu-time".to_string())
-                } else {
-                    memory
-                        .filter(|&limit| resident_memory().is_some_and(|rss| rss > limit))
-                        .map(|limit| format!("gave up: memory={limit}B"))
-                };
-                if let Some(why) = over {
+                if let Some(why) = over_budget() {
                     if let Ok(mut slot) = exceeded.lock() {
                         slot.get_or_insert(why);
                     }
