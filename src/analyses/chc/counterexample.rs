@@ -10,7 +10,7 @@ use crate::cpa::budget::CpuDeadline;
 use crate::cpa::Step;
 use std::collections::BTreeSet;
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{SatResult, Solver};
+use z3::{Params, SatResult, Solver};
 
 /// Deepest frame tried without a deadline (a derivable error has a finite derivation, so this
 /// only bounds a search that something unexpected keeps from ending).
@@ -123,6 +123,14 @@ pub fn find(
         }
         solver.push();
         solver.assert(pc(frame + 1).eq(pc_value(error)));
+        if let Some(d) = deadline {
+            let mut params = Params::new();
+            let ms = u32::try_from(d.remaining().as_millis())
+                .unwrap_or(u32::MAX)
+                .max(1);
+            params.set_u32("timeout", ms);
+            solver.set_params(&params);
+        }
         match solver.check() {
             SatResult::Sat => {
                 let model = solver.get_model()?;

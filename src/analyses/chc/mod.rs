@@ -15,9 +15,10 @@
 //!   does not replay) is `unknown`, with nothing verified as the condition.
 //!
 //! The analysis ignores a guide: verifying the whole program verifies every part of it.
-//! Budgets: a watchdog thread interrupts Z3 at the `cpu-time` deadline and when the process'
-//! resident memory passes the `memory` give-up (or the default limit); the other give-up
-//! conditions are about the CPA engine's ARG and do not apply.
+//! Budgets: every Z3 query gets a timeout of the CPU time left before the `cpu-time` deadline
+//! (wall-clock in Z3, so a query ends early on a loaded machine, never late); the `memory`
+//! give-up (or the default limit) is checked before each attempt, not inside a Z3 query; the
+//! other give-up conditions are about the CPA engine's ARG and do not apply.
 
 pub mod counterexample;
 pub mod encode;
@@ -32,17 +33,12 @@ use crate::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
 use crate::verdict::Verdict;
 use encode::{EncodedClause, Encoding, From, HornSystem, To};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 use z3::ast::{Ast, Bool, Dynamic};
-use z3::{Context, Fixedpoint, FuncDecl, Params, SatResult, Sort};
+use z3::{Fixedpoint, FuncDecl, Params, SatResult, Sort};
 
-/// How often the watchdog looks at the CPU time and memory.
-const WATCH_INTERVAL: Duration = Duration::from_millis(10);
-
-/// CPU time Z3 may take to stop once interrupted (measured: up to about 0.15 s).
-const INTERRUPT_RESERVE: Duration = Duration::from_millis(250);
+/// CPU time Z3 may take to stop once its timeout ends a query (measured: up to about 0.15 s).
+const STOP_RESERVE: Duration = Duration::from_millis(250);
 
 /// What Spacer answered.
 enum Answer {
@@ -58,7 +54,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, _guide: Option<&dyn 
     let cpu_before = process_cpu_time();
     let deadline = options
         .cpu_time_limit()
-        .map(|limit| last_query(CpuDeadline::after(limit)).earlier_by(INTERRUPT_RESERVE.min(limit / 10)));
+        .map(|limit| last_query(CpuDeadline::after(limit)).earlier_by(STOP_RESERVE.min(limit / 10)));
     let memory = options
         .give_up
         .iter()
@@ -109,55 +105,44 @@ enum Decision {
     Unknown(String),
 }
 
-/// Encodes, solves and confirms, with a watchdog holding the budgets.
+/// Encodes, solves and confirms within the budgets.
+///
+/// Z3 is stopped by its own timeouts, never by `Z3_interrupt` from another thread: an
+/// interrupt leaves the thread's context cancelled, and Z3 4.8.12 then threw a
+/// `rewriter_exception` no API call caught, which aborted the process.
 fn decide(program: &Program, deadline: Option<CpuDeadline>, memory: Option<u64>) -> Decision {
     let system = match HornSystem::build(program) {
         Ok(s) => s,
         Err(e) => return Decision::Unknown(format!("not encoded: {e}")),
     };
-    let over_budget = || {
-        if deadline.is_some_and(CpuDeadline::passed) {
-            Some("gave up: cpu-time".to_string())
-        } else {
-            memory
-                .filter(|&limit| resident_memory().is_some_and(|rss| rss > limit))
-                .map(|limit| format!("gave up: memory={limit}B"))
-        }
-    };
-    // A budget already spent gives up before Z3 starts (the watchdog might look too late).
-    if let Some(why) = over_budget() {
-        return Decision::Unknown(why);
+    solve_in_turn(program, &system, deadline, &|| over_budget(deadline, memory))
+}
+
+/// Why the analysis must stop now (the CPU deadline passed, memory above the give-up), if so.
+fn over_budget(deadline: Option<CpuDeadline>, memory: Option<u64>) -> Option<String> {
+    if deadline.is_some_and(CpuDeadline::passed) {
+        Some("gave up: cpu-time".to_string())
+    } else {
+        memory
+            .filter(|&limit| resident_memory().is_some_and(|rss| rss > limit))
+            .map(|limit| format!("gave up: memory={limit}B"))
     }
-    let ctx = Context::thread_local();
-    let handle = ctx.handle();
-    let done = AtomicBool::new(false);
-    let exceeded: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if let Some(why) = over_budget() {
-                    if let Ok(mut slot) = exceeded.lock() {
-                        slot.get_or_insert(why);
-                    }
-                    handle.interrupt();
-                }
-                std::thread::sleep(WATCH_INTERVAL);
-            }
-        });
-        let decision = solve_in_turn(program, &system, deadline);
-        done.store(true, Ordering::Relaxed);
-        match (decision, exceeded.lock().ok().and_then(|s| s.clone())) {
-            (Decision::Unknown(_), Some(why)) => Decision::Unknown(why),
-            (d, _) => d,
-        }
-    })
 }
 
 /// The integer encoding first; where it over-approximates and does not decide (in half the
 /// time left), the bit-precise one.
-fn solve_in_turn(program: &Program, system: &HornSystem, deadline: Option<CpuDeadline>) -> Decision {
+fn solve_in_turn(
+    program: &Program,
+    system: &HornSystem,
+    deadline: Option<CpuDeadline>,
+    over_budget: &dyn Fn() -> Option<String>,
+) -> Decision {
     let mut reasons = Vec::new();
     for encoding in [Encoding::Integers, Encoding::Bits] {
+        if let Some(why) = over_budget() {
+            reasons.push(why);
+            return Decision::Unknown(reasons.join("; "));
+        }
         let encoded: Result<Vec<EncodedClause>, _> = (0..system.clauses.len())
             .map(|i| system.encode(program, i, encoding))
             .collect();
@@ -171,17 +156,9 @@ fn solve_in_turn(program: &Program, system: &HornSystem, deadline: Option<CpuDea
             Some(d) if !last => Some(CpuDeadline::after(d.remaining() / 2)),
             d => d,
         };
-        // Z3's timeout counts wall-clock time, which runs ahead of CPU time on a loaded machine:
-        // the last attempt is ended by the watchdog at the CPU deadline instead.
-        let spacer_timeout = if last { None } else { attempt_deadline };
-        match solve(
-            program,
-            system,
-            &encoded,
-            encoding,
-            attempt_deadline,
-            spacer_timeout,
-        ) {
+        // Z3's timeouts count wall-clock time, which runs ahead of the CPU time of this thread:
+        // on a loaded machine an attempt ends early, never late.
+        match solve(program, system, &encoded, encoding, attempt_deadline) {
             Decision::Unknown(why) if !last && !deadline.is_some_and(CpuDeadline::passed) => {
                 reasons.push(format!("{encoding:?}: {why}"));
             }
@@ -202,9 +179,8 @@ fn solve(
     encoded: &[EncodedClause],
     encoding: Encoding,
     deadline: Option<CpuDeadline>,
-    spacer_timeout: Option<CpuDeadline>,
 ) -> Decision {
-    match spacer(program, system, encoded, encoding, spacer_timeout) {
+    match spacer(program, system, encoded, encoding, deadline) {
         Answer::Safe(invariants) => Decision::Safe(invariants),
         Answer::Unknown(why) => Decision::Unknown(format!("Spacer: {why}")),
         Answer::Unsafe => {
