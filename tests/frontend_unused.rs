@@ -123,6 +123,17 @@ fn uses_of_unmodelled_constructs_are_rejected_at_the_programs_line() {
              int main(void) { return 0; }\n",
             "t.c:2: unsupported: function run before or after main (constructor or destructor attribute)",
         ),
+        (
+            // gcc calls `done` when `x` leaves its scope: an error call no CFA edge would show.
+            "void reach_error(void) {}
+void done(int *p) { reach_error(); }
+             int main(void) {
+  int x __attribute__((cleanup(done))) = 1;
+  return 0;
+}
+",
+            "t.c:4: unsupported: cleanup attribute (a function called when the variable leaves its scope)",
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(error_of(text), expected, "for:\n{text}");

@@ -639,6 +639,11 @@ impl Lowerer<'_> {
         let (base, storage) = self.decl_specs(&d.node.specifiers)?;
         for id in &d.node.declarators {
             self.pos = id.span.start;
+            // gcc calls the cleanup function where the variable's scope ends; Baton's CFA has no
+            // such edge, so ignoring the attribute could miss an error call in it.
+            if has_attribute(&d.node.specifiers, &id.node.declarator, &["cleanup"]) {
+                return Err(self.unsupported(id.span.start, CLEANUP_ATTRIBUTE));
+            }
             let (name, declared) = self.declarator(base.clone(), &id.node.declarator)?;
             let Some(name) = name else { continue };
             if !matches!(storage, Some(StorageClassSpecifier::Extern))

@@ -116,12 +116,21 @@ const RUNS_OUTSIDE_MAIN: &str = "function run before or after main (constructor 
 /// Whether a function's specifiers or declarator carry `__attribute__((constructor))` or
 /// `destructor`: gcc runs such a function although no call to it is reachable from `main`.
 fn runs_outside_main(specs: &[Node<DeclarationSpecifier>], d: &Node<Declarator>) -> bool {
+    has_attribute(specs, d, &["constructor", "destructor"])
+}
+
+/// What `unsupported` says about a local variable whose scope's end calls a function.
+const CLEANUP_ATTRIBUTE: &str = "cleanup attribute (a function called when the variable leaves its scope)";
+
+/// Whether a declaration's specifiers or declarator carry one of the attributes `names`
+/// (with or without gcc's surrounding underscores).
+fn has_attribute(specs: &[Node<DeclarationSpecifier>], d: &Node<Declarator>, names: &[&str]) -> bool {
     let in_specs = specs.iter().flat_map(|s| match &s.node {
         DeclarationSpecifier::Extension(es) => es.as_slice(),
         _ => &[],
     });
     in_specs.chain(&d.node.extensions).any(|e| match &e.node {
-        Extension::Attribute(a) => matches!(a.name.node.trim_matches('_'), "constructor" | "destructor"),
+        Extension::Attribute(a) => names.contains(&a.name.node.trim_matches('_')),
         _ => false,
     })
 }
