@@ -124,8 +124,14 @@ fn all_sv_benchmarks_tasks_lower() {
 #[test]
 fn unsupported_constructs_give_one_line_with_line_number() {
     let cases = [
-        ("int main() {\n  float f = 1;\n  return 0;\n}\n", "t.c:2: unsupported: floating-point type"),
-        ("int main() {\n  int x = 0;\n  return x > 1.5;\n}\n", "t.c:3: unsupported: floating-point constant"),
+        (
+            "int main() {\n  float f = 1;\n  return 0;\n}\n",
+            "t.c:2: unsupported: floating-point type",
+        ),
+        (
+            "int main() {\n  int x = 0;\n  return x > 1.5;\n}\n",
+            "t.c:3: unsupported: floating-point constant",
+        ),
         (
             "int main() {\n\n  int a[3];\n  return a == 0;\n}\n",
             "t.c:4: unsupported: array used as a value (decay to a pointer)",
@@ -151,14 +157,9 @@ fn unsupported_constructs_give_one_line_with_line_number() {
             "t.c:4: unsupported: address-of (&)",
         ),
         (
-            "int f(int n) {\n  if (n) return f(n - 1);\n  return 0;\n}\nint main() { return f(3); }\n",
-            "t.c:2: unsupported: recursion (f -> f)",
+            "int main() {\n  int *p = 0;\n  p++;\n}\n",
+            "t.c:3: unsupported: pointer arithmetic",
         ),
-        (
-            "int g(int n);\nint f(int n) { return g(n); }\nint g(int n) {\n  return f(n);\n}\nint main() { return f(1); }\n",
-            "t.c:4: unsupported: recursion (f -> g -> f)",
-        ),
-        ("int main() {\n  int *p = 0;\n  p++;\n}\n", "t.c:3: unsupported: pointer arithmetic"),
         (
             "int main() {\n  int (*fp)(int) = 0;\n  return 0;\n}\n",
             "t.c:2: unsupported: function pointer",

@@ -161,7 +161,7 @@ fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     assert!(correct >= 20, "the analysis answers a fair share ({correct})");
 }
 
-/// The development set's tasks the frontend lowers (the array tasks; recursion and floats are
+/// The development set's tasks the frontend lowers (the array and recursive tasks; floats are
 /// rejected): no wrong answer from either analysis, every `false` replays, and the predicate
 /// analysis, which does not model arrays, never says `true` on a program with one.
 #[test]

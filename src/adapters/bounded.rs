@@ -38,7 +38,7 @@ pub const DEFAULT_MAX_STATES: usize = 10_000;
 /// when more than `max_states` states would be needed.
 pub fn bounded_condition(program: &Program, unwind: u32, max_states: usize) -> ConditionAutomaton {
     let nothing = || ConditionAutomaton::nothing_verified(&program.hash);
-    if unwind == 0 || has_recursion(program) {
+    if unwind == 0 || program.has_recursion() {
         return nothing();
     }
     let allowed = unwind - 1;
@@ -101,47 +101,6 @@ pub fn bounded_condition(program: &Program, unwind: u32, max_states: usize) -> C
     }
 }
 
-/// True if some function can call itself, directly or through others.
-pub fn has_recursion(program: &Program) -> bool {
-    let n = program.functions.len();
-    let mut calls: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
-    for edge in &program.edges {
-        if let Operation::Call { callee, .. } = &edge.op {
-            let caller = program.location(edge.from).func.index();
-            if caller < n && callee.index() < n {
-                calls[caller].insert(callee.index());
-            }
-        }
-    }
-    // 0 = unvisited, 1 = on stack, 2 = done
-    let mut color = vec![0u8; n];
-    for start in 0..n {
-        if color[start] != 0 {
-            continue;
-        }
-        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, calls[start].iter().copied().collect())];
-        color[start] = 1;
-        while let Some((f, pending)) = stack.last_mut() {
-            let f = *f;
-            match pending.pop() {
-                Some(g) => match color[g] {
-                    0 => {
-                        color[g] = 1;
-                        stack.push((g, calls[g].iter().copied().collect()));
-                    }
-                    1 => return true,
-                    _ => {}
-                },
-                None => {
-                    color[f] = 2;
-                    stack.pop();
-                }
-            }
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,9 +153,8 @@ mod tests {
 
     #[test]
     fn degenerate_bounds_give_nothing() {
-        // (The frontend rejects recursion, so `has_recursion` is a defensive check here.)
         let (_d, q) = program(LOOP);
-        assert!(!has_recursion(&q));
+        assert!(!q.has_recursion());
         assert!(bounded_condition(&q, 0, DEFAULT_MAX_STATES).is_trivial_empty());
         assert!(bounded_condition(&q, 50, 10).is_trivial_empty());
     }

@@ -6,8 +6,9 @@
 //! call, with a call stack); returns are edges into the callee's exit location. Analyses, the
 //! reducer, the C emitter and the concrete interpreter all work on this structure.
 //!
-//! Baton rejects recursion, so every function has at most one active frame: each local variable
-//! is a program-wide [`Variable`] with a unique id, and a state is a map over [`VarId`]s.
+//! Each local variable is a program-wide [`Variable`] with a unique id, and a state is a map over
+//! [`VarId`]s. A recursive function ([`Program::recursive_functions`]) may have several active
+//! frames: whoever executes a call of it saves the callee's locals and restores them on return.
 //! Arrays are variables too ([`memory`]): they are read and written only by `Load` and `Store`
 //! edges, so expressions stay scalar.
 
@@ -23,6 +24,7 @@ use expr::Expr;
 use memory::ArrayShape;
 use semantics::SignedOverflow;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::fmt;
 use types::{DataModel, IntType};
 
@@ -361,6 +363,42 @@ impl Program {
     /// The function where execution starts.
     pub fn main(&self) -> &Function {
         self.function(self.entry_function)
+    }
+
+    /// Per function (indexed by [`FuncId`]): whether it can call itself, directly or through
+    /// others (it lies on a cycle of the call graph). Such a function may have several active
+    /// frames, so its locals need saving across a call of it.
+    pub fn recursive_functions(&self) -> Vec<bool> {
+        let n = self.functions.len();
+        let mut callees: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        for edge in &self.edges {
+            if let Operation::Call { callee, .. } = &edge.op {
+                let caller = self.location(edge.from).func.index();
+                if caller < n && callee.index() < n {
+                    callees[caller].insert(callee.index());
+                }
+            }
+        }
+        (0..n)
+            .map(|f| {
+                let mut seen = vec![false; n];
+                let mut work: Vec<usize> = callees[f].iter().copied().collect();
+                while let Some(g) = work.pop() {
+                    if g == f {
+                        return true;
+                    }
+                    if !std::mem::replace(&mut seen[g], true) {
+                        work.extend(callees[g].iter().copied());
+                    }
+                }
+                false
+            })
+            .collect()
+    }
+
+    /// True if some function can call itself, directly or through others.
+    pub fn has_recursion(&self) -> bool {
+        self.recursive_functions().contains(&true)
     }
 
     /// Looks a function up by name.

@@ -4,7 +4,7 @@
 //! Baton models integers and arrays of integers (fixed and variable length, multi-dimensional,
 //! with initialiser lists; see [`crate::cfa::memory`]); pointers are pointer-width unsigned
 //! integers that may only be stored, compared, cast and passed. Everything else (structs,
-//! dereference, arrays decaying to pointers, floats, recursion) is rejected with a one-line
+//! dereference, arrays decaying to pointers, floats) is rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses
 //! counts: declarations (libc prototypes with function pointers, typedefs of structs, objects of
@@ -36,7 +36,7 @@ use thiserror::Error;
 /// Why a C file could not be turned into a [`Program`]. Every variant displays as one line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FrontendError {
-    /// A construct Baton does not model (floats, arrays, pointer dereference, recursion, ...).
+    /// A construct Baton does not model (floats, arrays, pointer dereference, ...).
     #[error("{file}:{line}: unsupported: {construct}")]
     Unsupported {
         file: String,

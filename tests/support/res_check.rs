@@ -54,7 +54,7 @@ pub fn outcome(e: &Execution) -> Outcome {
         }
         Ending::InvalidProgram { reason } => normal(format!("INVALID PROGRAM {reason}")),
         Ending::AssumptionViolated { .. } | Ending::Stuck { .. } => Outcome::Blocked(n),
-        Ending::StepLimit | Ending::MemoryLimit { .. } => Outcome::Limit,
+        Ending::StepLimit | Ending::MemoryLimit { .. } | Ending::CallDepthLimit { .. } => Outcome::Limit,
     }
 }
 

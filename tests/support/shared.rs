@@ -31,7 +31,7 @@ pub fn paper_tasks(dir: &Path) -> Vec<(String, String, PathBuf)> {
 }
 
 /// `(paper table, name, task file)` of the development set (rows `D`), of which the frontend
-/// lowers a part (arrays; recursion and floats not yet).
+/// lowers a part (arrays and recursion; floats not yet).
 pub fn development_tasks(dir: &Path) -> Vec<(String, String, PathBuf)> {
     manifest_rows(dir)
         .into_iter()

@@ -469,7 +469,7 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
-    /// Drops unreachable locations, checks for recursion and `main`, and builds the program.
+    /// Drops unreachable locations, checks for `main`, and builds the program.
     pub(super) fn finish(self, name: &str, hash: String) -> Result<Program> {
         let n = self.locations.len();
         let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -522,52 +522,6 @@ impl Lowerer<'_> {
                 .collect();
             locs.insert(0, f.entry);
             f.locations = locs;
-        }
-        // Recursion: a cycle in the call graph.
-        let nf = functions.len();
-        let mut calls: Vec<Vec<(usize, SourceLoc)>> = vec![Vec::new(); nf];
-        for e in &edges {
-            if let Operation::Call { callee, .. } = e.op {
-                let caller = locations[e.from.index()].func.index();
-                calls[caller].push((callee.index(), e.source));
-            }
-        }
-        let mut color = vec![0u8; nf];
-        for start in 0..nf {
-            if color[start] != 0 {
-                continue;
-            }
-            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-            color[start] = 1;
-            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
-                if let Some(&(g, at)) = calls[f].get(*next) {
-                    *next += 1;
-                    match color[g] {
-                        0 => {
-                            color[g] = 1;
-                            stack.push((g, 0));
-                        }
-                        1 => {
-                            let from = stack.iter().position(|(x, _)| *x == g).unwrap_or(0);
-                            let mut cycle: Vec<&str> = stack[from..]
-                                .iter()
-                                .map(|(x, _)| functions[*x].name.as_str())
-                                .collect();
-                            cycle.push(functions[g].name.as_str());
-                            let file = self.files.get(at.file as usize).cloned().unwrap_or_default();
-                            return Err(FrontendError::Unsupported {
-                                file,
-                                line: at.line,
-                                construct: format!("recursion ({})", cycle.join(" -> ")),
-                            });
-                        }
-                        _ => {}
-                    }
-                } else {
-                    color[f] = 2;
-                    stack.pop();
-                }
-            }
         }
         let entry_function = functions
             .iter()
