@@ -289,7 +289,8 @@ struct VerifyArgs {
     analysis: AnalysisKind,
     /// A give-up condition NAME=VALUE (repeatable): cpu-time, memory, reached-states,
     /// states-per-location, busy-edge, path-length, path-time, repeating-locations, assume-edges,
-    /// path-formula-size (predicate analysis only).
+    /// path-formula-size (predicate analysis only), recursion-depth (explicit; the predicate
+    /// analysis cuts every recursive call).
     #[arg(long = "give-up", value_name = "NAME=VALUE")]
     give_up: Vec<GiveUp>,
     /// Waitlist order: dfs or bfs.

@@ -46,6 +46,24 @@ impl CallStack {
         self.0.as_ref().map(|f| f.below.clone()).unwrap_or_default()
     }
 
+    /// How many of the active calls call a function that is already active below them
+    /// (`main` is active from the start): the depth of recursion.
+    pub fn recursion_depth(&self, program: &Program) -> u64 {
+        let mut active = vec![false; program.functions.len()];
+        if let Some(main) = active.get_mut(program.entry_function.index()) {
+            *main = true;
+        }
+        let mut depth = 0;
+        for call in self.calls() {
+            if let Operation::Call { callee, .. } = program.edge(call).op {
+                if let Some(seen) = active.get_mut(callee.index()) {
+                    depth += u64::from(std::mem::replace(seen, true));
+                }
+            }
+        }
+        depth
+    }
+
     /// The active call edges, outermost first.
     pub fn calls(&self) -> Vec<EdgeId> {
         let mut out = Vec::new();

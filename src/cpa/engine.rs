@@ -4,9 +4,9 @@
 use super::arg::{Arg, ArgNode, Children, GuideStates, NodeId, NodeStatus};
 use super::budget::{default_memory_limit, finishing_reserve, CpuDeadline};
 use super::control::ControlState;
-use super::monitor::{process_cpu_time, resident_memory, GiveUp, StepInfo};
+use super::monitor::{process_cpu_time, resident_memory, GiveUp, StepInfo, DEFAULT_RECURSION_DEPTH};
 use super::{Cpa, Step, Transfer};
-use crate::cfa::Program;
+use crate::cfa::{Operation, Program};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -101,7 +101,8 @@ pub struct Engine<'p, C: Cpa> {
 
 impl<'p, C: Cpa> Engine<'p, C> {
     /// Creates the engine with the initial state in the waitlist. Without a `memory` give-up
-    /// the default limit of [`default_memory_limit`] applies.
+    /// the default limit of [`default_memory_limit`] applies, and on a recursive program
+    /// without a `recursion-depth` give-up [`DEFAULT_RECURSION_DEPTH`].
     pub fn new(
         program: &'p Program,
         cpa: C,
@@ -111,6 +112,9 @@ impl<'p, C: Cpa> Engine<'p, C> {
     ) -> Self {
         if !give_up.iter().any(|g| matches!(g, GiveUp::Memory(_))) {
             give_up.extend(default_memory_limit().map(GiveUp::Memory));
+        }
+        if !give_up.iter().any(|g| matches!(g, GiveUp::RecursionDepth(_))) && program.has_recursion() {
+            give_up.push(GiveUp::RecursionDepth(DEFAULT_RECURSION_DEPTH));
         }
         let path_monitors: Vec<GiveUp> = give_up.iter().copied().filter(|g| g.is_path_monitor()).collect();
         let control = ControlState::initial(program);
@@ -412,6 +416,13 @@ impl<'p, C: Cpa> Engine<'p, C> {
                     }
                     GiveUp::BusyEdge(n) if self.posts_per_edge[edge_index] > n => {
                         fired.get_or_insert_with(|| g.to_string());
+                    }
+                    GiveUp::RecursionDepth(n)
+                        if fired.is_none()
+                            && matches!(step, Step::Edge(e) if matches!(self.program.edge(e).op, Operation::Call { .. }))
+                            && next_control.call_stack.recursion_depth(self.program) > n =>
+                    {
+                        fired = Some(g.to_string());
                     }
                     _ => {}
                 }

@@ -10,7 +10,8 @@
 //! Thresholds are inclusive: with `path-length=N` paths of N program statements (edges other
 //! than skips) are explored and the state after statement N+1 is cut; `repeating-locations=K` allows a location K times on a path;
 //! `assume-edges=N` allows N assume edges; `states-per-location=N` allows N states at a
-//! location; `busy-edge=N` allows N post operations per edge; `reached-states=N` stops once N
+//! location; `busy-edge=N` allows N post operations per edge; `recursion-depth=N` allows N calls
+//! of already active functions on the call stack; `reached-states=N` stops once N
 //! states are reached; `memory` stops once the limit is reached, `cpu-time` early enough that
 //! the condition is written within the limit ([`super::budget`]).
 
@@ -21,6 +22,9 @@ use crate::units::{parse_duration, parse_size};
 use std::fmt;
 use std::time::Duration;
 use thiserror::Error;
+
+/// The `recursion-depth` an analysis of a recursive program uses when none is given.
+pub const DEFAULT_RECURSION_DEPTH: u64 = 64;
 
 /// One give-up condition with its threshold, as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +39,10 @@ pub enum GiveUp {
     PathTime(Duration),
     RepeatingLocations(u64),
     AssumeEdges(u64),
+    /// Calls of a function that is already active (recursive calls) on the call stack: a call
+    /// that would make more of them is cut. Without it, analyses of a recursive program use
+    /// [`DEFAULT_RECURSION_DEPTH`].
+    RecursionDepth(u64),
     /// Counterexamples of the predicate analysis with more steps than this are not refined
     /// but cut (seed 000 Fig. 7 "size of path formula"); other analyses ignore it.
     PathFormulaSize(u64),
@@ -78,10 +86,12 @@ impl std::str::FromStr for GiveUp {
             "repeating-locations" => GiveUp::RepeatingLocations(count()?),
             "assume-edges" => GiveUp::AssumeEdges(count()?),
             "path-formula-size" => GiveUp::PathFormulaSize(count()?),
+            "recursion-depth" => GiveUp::RecursionDepth(count()?),
             _ => {
                 return Err(err(
                     "unknown condition (known: cpu-time, memory, reached-states, states-per-location, \
-                     busy-edge, path-length, path-time, repeating-locations, assume-edges, path-formula-size)",
+                     busy-edge, path-length, path-time, repeating-locations, assume-edges, path-formula-size, \
+                     recursion-depth)",
                 ))
             }
         })
@@ -101,6 +111,7 @@ impl fmt::Display for GiveUp {
             GiveUp::RepeatingLocations(n) => write!(f, "repeating-locations={n}"),
             GiveUp::AssumeEdges(n) => write!(f, "assume-edges={n}"),
             GiveUp::PathFormulaSize(n) => write!(f, "path-formula-size={n}"),
+            GiveUp::RecursionDepth(n) => write!(f, "recursion-depth={n}"),
         }
     }
 }
@@ -222,6 +233,10 @@ mod tests {
         assert_eq!(
             "repeating-locations=3".parse::<GiveUp>().ok(),
             Some(GiveUp::RepeatingLocations(3))
+        );
+        assert_eq!(
+            "recursion-depth=5".parse::<GiveUp>().ok(),
+            Some(GiveUp::RecursionDepth(5))
         );
         assert!("path-length=x".parse::<GiveUp>().is_err());
         assert!("bogus=1".parse::<GiveUp>().is_err());

@@ -35,6 +35,9 @@ pub enum ReduceError {
     Condition(#[from] ConditionError),
     #[error("the residual program would exceed {limit} locations (the condition unrolls too much)")]
     TooLarge { limit: usize },
+    /// Calls are inlined into the product, which needs a bounded call stack.
+    #[error("residual of a recursive program: unsupported")]
+    Recursive,
 }
 
 /// Where a residual location comes from.
@@ -102,6 +105,9 @@ pub fn reduce(
     max_locations: usize,
 ) -> Result<Residual, ReduceError> {
     condition.validate(program)?;
+    if program.has_recursion() {
+        return Err(ReduceError::Recursive);
+    }
     // Only what the condition says matters, not how it is written: fewer automaton states,
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);

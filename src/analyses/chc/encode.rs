@@ -1,7 +1,8 @@
 //! The CFA as a linear system of constrained Horn clauses over cut points.
 //!
 //! Calls are inlined: a *node* is a location in a call context (the stack of call edges that
-//! leads there; Baton rejects recursion, so contexts are finite). The *cut points* are the
+//! leads there). Inlining needs finitely many contexts, so a recursive program is not encoded
+//! (the analysis answers `unknown`; a summary encoding would be needed). The *cut points* are the
 //! program start and every node with other than one incoming step — every cycle passes one, so
 //! the segments between cut points are trees of straight paths, each encoded as one clause by
 //! the predicate analysis' bit-precise path formulas ([`PathFormula`]: C semantics, undefined
@@ -26,6 +27,8 @@ const MAX_NODES: usize = 200_000;
 pub enum HornError {
     #[error("inlining the calls gives more than {MAX_NODES} locations")]
     TooLarge,
+    #[error("recursion (`{0}` can call itself): calls are inlined, recursive ones cannot be")]
+    Recursion(String),
     #[error(transparent)]
     Encode(#[from] EncodeError),
 }
@@ -60,6 +63,10 @@ struct Inlined {
 
 impl Inlined {
     fn build(program: &Program) -> Result<Inlined, HornError> {
+        let recursive = program.recursive_functions();
+        if let Some(f) = recursive.iter().position(|&r| r) {
+            return Err(HornError::Recursion(program.functions[f].name.clone()));
+        }
         let mut g = Inlined {
             nodes: Vec::new(),
             contexts: vec![Context {

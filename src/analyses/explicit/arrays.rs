@@ -65,6 +65,28 @@ impl KnownArrays {
         }
     }
 
+    /// Moves the arrays `moved` selects out of `self` into the result.
+    pub fn split_off(&mut self, moved: impl Fn(VarId) -> bool) -> KnownArrays {
+        if !self.0.keys().any(|&v| moved(v)) {
+            return KnownArrays::default();
+        }
+        let (out, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = self
+            .0
+            .iter()
+            .map(|(v, e)| (*v, e.clone()))
+            .partition(|(v, _)| moved(*v));
+        self.0 = Rc::new(kept);
+        KnownArrays(Rc::new(out))
+    }
+
+    /// Adds every array of `other` (replacing what `self` knows of the same arrays).
+    pub fn extend_from(&mut self, other: &KnownArrays) {
+        if !other.0.is_empty() {
+            let mine = Rc::make_mut(&mut self.0);
+            mine.extend(other.0.iter().map(|(v, e)| (*v, e.clone())));
+        }
+    }
+
     /// `self ⊑ other`: every element `other` knows, `self` knows with the same value.
     pub fn less_or_equal(&self, other: &KnownArrays) -> bool {
         other.0.iter().all(|(array, theirs)| match self.0.get(array) {

@@ -11,6 +11,10 @@
 //! elements of other arrays are always unknown, which over-approximates every execution. An
 //! index that is certainly outside its dimension ends the path like other undefined behaviour.
 //!
+//! Recursion ([`frames`]): a call of a recursive function saves the callee's known locals in
+//! the state and starts it with unknown ones; the return restores them. How deep recursion is
+//! explored is bounded by the engine's `recursion-depth` give-up.
+//!
 //! Undefined behaviour (under the program's [`Program::signed_overflow`] semantics): a step
 //! that certainly has it (all operands known) ends the path — no successor — because
 //! sv-benchmarks tasks are free of it by convention and such executions do not count. Where it
@@ -31,19 +35,22 @@ use crate::cpa::budget::last_query;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
+pub use frames::SavedFrames;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashMap, HashSet};
 pub use values::KnownValues;
 
 mod arrays;
+mod frames;
 mod values;
 
-/// Known variable values (absent = unknown), normalised to each variable's type, and known
-/// elements of small arrays.
+/// Known variable values (absent = unknown), normalised to each variable's type, known
+/// elements of small arrays, and the locals of suspended activations of recursive functions.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ExplicitState {
     pub values: KnownValues,
     pub arrays: KnownArrays,
+    pub saved: SavedFrames,
 }
 
 impl ExplicitState {
@@ -74,6 +81,8 @@ impl ExplicitState {
 #[derive(Debug, Clone)]
 pub struct ExplicitCpa {
     liveness: Liveness,
+    /// Per function: whether it is recursive (its locals are saved across calls of it).
+    recursive: Vec<bool>,
 }
 
 impl ExplicitCpa {
@@ -81,7 +90,12 @@ impl ExplicitCpa {
     pub fn new(program: &Program) -> ExplicitCpa {
         ExplicitCpa {
             liveness: Liveness::compute(program),
+            recursive: program.recursive_functions(),
         }
+    }
+
+    fn is_recursive(&self, func: FuncId) -> bool {
+        self.recursive.get(func.index()).copied().unwrap_or(false)
     }
 
     /// Drops values of the current function's locals that are dead at `loc`.
@@ -173,8 +187,9 @@ pub struct ExplicitCoverIndex {
 }
 
 /// Nodes of one group, by their states' values (shared with the states: no copy per state,
-/// and no list allocated for the usual single node), with their known array elements.
-type ValueGroup = HashMap<KnownValues, SmallVec<[(NodeId, KnownArrays); 1]>>;
+/// and no list allocated for the usual single node), with their known array elements and
+/// saved frames.
+type ValueGroup = HashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames); 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -255,15 +270,23 @@ impl Cpa for ExplicitCpa {
         let mut next = state.clone();
         match step {
             Step::Return { .. } => {
-                if let Operation::Call {
-                    callee,
-                    result: Some(result),
-                    ..
-                } = &edge.op
-                {
+                if let Operation::Call { callee, result, .. } = &edge.op {
                     let value = program.function(*callee).return_var.and_then(|rv| state.get(rv));
-                    let ty = program.variable(*result).ty;
-                    next.set(*result, value.map(|v| ty.normalize(v)));
+                    if self.is_recursive(*callee) {
+                        // The callee's locals are those of the activation below again.
+                        let local = |v: VarId| program.variable(v).scope == Scope::Local(*callee);
+                        next.values.split_off(local);
+                        next.arrays.split_off(local);
+                        if let Some((values, arrays, below)) = state.saved.pop() {
+                            next.values.extend_from(values);
+                            next.arrays.extend_from(arrays);
+                            next.saved = below;
+                        }
+                    }
+                    if let Some(result) = result {
+                        let ty = program.variable(*result).ty;
+                        next.set(*result, value.map(|v| ty.normalize(v)));
+                    }
                 }
             }
             Step::Edge(_) => match &edge.op {
@@ -354,6 +377,13 @@ impl Cpa for ExplicitCpa {
                             Err(_) => return undefined(),
                         }
                     }
+                    if self.is_recursive(*callee) {
+                        // A new activation: the callee's locals are saved and start unknown.
+                        let local = |v: VarId| program.variable(v).scope == Scope::Local(*callee);
+                        let saved_values = next.values.split_off(local);
+                        let saved_arrays = next.arrays.split_off(local);
+                        next.saved = state.saved.push(saved_values, saved_arrays);
+                    }
                     for (&p, v) in params.iter().zip(values) {
                         next.set(p, v.map(|v| program.variable(p).ty.normalize(v)));
                     }
@@ -375,7 +405,7 @@ impl Cpa for ExplicitCpa {
                     Operation::Call { callee, .. } => Some(*callee),
                     _ => None,
                 };
-                if let Some(callee) = callee {
+                if let Some(callee) = callee.filter(|&c| !self.is_recursive(c)) {
                     self.forget_locals_of(&mut next, callee, program);
                 }
                 program.edge(call).to
@@ -394,6 +424,7 @@ impl Cpa for ExplicitCpa {
         b.values.len() <= a.values.len()
             && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
             && a.arrays.less_or_equal(&b.arrays)
+            && a.saved.same_as(&b.saved)
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
@@ -407,17 +438,18 @@ impl Cpa for ExplicitCpa {
                 &mut index.groups.last_mut().expect("just pushed").1
             }
         };
-        group
-            .entry(state.values.clone())
-            .or_default()
-            .push((node, state.arrays.clone()));
+        group.entry(state.values.clone()).or_default().push((
+            node,
+            state.arrays.clone(),
+            state.saved.clone(),
+        ));
     }
 
     fn index_remove(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
         let same_vars = |g: &Vec<VarId>| g.iter().eq(state.values.keys());
         if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| same_vars(g)) {
             if let Some(nodes) = group.get_mut(&state.values) {
-                nodes.retain(|(n, _)| *n != node);
+                nodes.retain(|(n, _, _)| *n != node);
             }
         }
     }
@@ -435,10 +467,10 @@ impl Cpa for ExplicitCpa {
             }
             if projected.len() == vars.len() {
                 if let Some(nodes) = group.get(projected.as_slice()) {
-                    let covering = nodes
-                        .iter()
-                        .filter(|(_, arrays)| state.arrays.less_or_equal(arrays));
-                    out.extend(covering.map(|(n, _)| *n));
+                    let covering = nodes.iter().filter(|(_, arrays, saved)| {
+                        state.arrays.less_or_equal(arrays) && state.saved.same_as(saved)
+                    });
+                    out.extend(covering.map(|(n, _, _)| *n));
                 }
             }
         }

@@ -82,6 +82,23 @@ impl KnownValues {
         self.0.iter().map(|(_, x)| x)
     }
 
+    /// Moves the values of the variables `moved` selects out of `self` into the result.
+    pub fn split_off(&mut self, moved: impl Fn(VarId) -> bool) -> KnownValues {
+        if !self.0.iter().any(|&(v, _)| moved(v)) {
+            return KnownValues::default();
+        }
+        let (out, kept): (Vec<_>, Vec<_>) = self.0.iter().partition(|&&(v, _)| moved(v));
+        self.0 = kept.into();
+        KnownValues(out.into())
+    }
+
+    /// Adds every value of `other` (replacing values `self` has for the same variables).
+    pub fn extend_from(&mut self, other: &KnownValues) {
+        for &(v, x) in other.0.iter() {
+            self.insert(v, x);
+        }
+    }
+
     /// `(variable, value)` pairs, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&VarId, &i128)> + '_ {
         self.0.iter().map(|(v, x)| (v, x))

@@ -556,7 +556,14 @@ pub fn run<T>(
         ..*predicate
     };
     let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit).continuing(previous);
-    let mut engine = Engine::new(program, cpa, options.order, options.give_up.clone(), guide);
+    // Path formulas and abstractions hold one copy of each local, so a call of a function
+    // that is already active is cut (a give-up, never explored), whatever was asked.
+    let mut give_up = options.give_up.clone();
+    if program.has_recursion() {
+        give_up.retain(|g| !matches!(g, GiveUp::RecursionDepth(_)));
+        give_up.push(GiveUp::RecursionDepth(0));
+    }
+    let mut engine = Engine::new(program, cpa, options.order, give_up, guide);
     if let Some(previous) = previous {
         engine.precision = previous.precision().clone();
     }

@@ -22,9 +22,10 @@ use super::solver::{Satisfiability, SolverConfig};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::SignedOverflow;
 use crate::cfa::types::IntType;
-use crate::cfa::{EdgeId, Operation, Program, VarId};
+use crate::cfa::{EdgeId, FuncId, Operation, Program, Scope, VarId};
 use crate::cpa::Step;
 use std::fmt;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
 use z3::ast::{Bool, BV};
@@ -57,6 +58,9 @@ pub enum EncodeError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SsaMap {
     map: im::HashMap<VarId, u32>,
+    /// The highest index given to a variable whose current index was set back below it (the
+    /// return from a recursive call): new indices start above it.
+    floor: im::HashMap<VarId, u32>,
 }
 
 impl SsaMap {
@@ -72,9 +76,18 @@ impl SsaMap {
 
     /// Gives `var` a new index (one above its current one) and returns it.
     pub fn bump(&mut self, var: VarId) -> u32 {
-        let next = self.get(var) + 1;
+        let floor = self.floor.get(&var).copied().unwrap_or(0);
+        let next = self.get(var).max(floor) + 1;
         self.map.insert(var, next);
         next
+    }
+
+    /// Sets `var` back to an earlier `index` (its value in a suspended activation); later
+    /// writes still get new indices.
+    fn restore(&mut self, var: VarId, index: u32) {
+        let highest = self.get(var).max(self.floor.get(&var).copied().unwrap_or(0));
+        self.floor.insert(var, highest);
+        self.map.insert(var, index);
     }
 
     /// The variables with an index above 0.
@@ -105,6 +118,16 @@ pub struct PathFormula {
     pub uninitialized: im::Vector<BV>,
     /// Number of steps encoded.
     pub length: usize,
+    /// The calls entered and not yet returned from on this path, innermost last.
+    frames: im::Vector<CallFrame>,
+}
+
+/// A call on a path: the callee and, if it was already active, the SSA indices of its locals
+/// in the activation below (restored on return, so each activation has its own locals).
+#[derive(Debug, Clone)]
+struct CallFrame {
+    callee: FuncId,
+    saved: Option<Rc<[(VarId, u32)]>>,
 }
 
 impl fmt::Display for PathFormula {
@@ -535,6 +558,7 @@ impl PathFormula {
             nondets: im::Vector::new(),
             uninitialized: im::Vector::new(),
             length: 0,
+            frames: im::Vector::new(),
         }
     }
 
@@ -639,11 +663,25 @@ impl PathFormula {
                     });
                 };
                 let f = function(*callee)?;
-                if let (Some(res), Some(rv)) = (result, f.return_var) {
-                    let rv_ty = var_ty(rv)?;
-                    let res_ty = var_ty(*res)?;
-                    let value = convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty);
-                    conjuncts.push(assign(*res, value, &mut next)?);
+                let value = match (result, f.return_var) {
+                    (Some(res), Some(rv)) => {
+                        let rv_ty = var_ty(rv)?;
+                        let res_ty = var_ty(*res)?;
+                        Some((
+                            *res,
+                            convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty),
+                        ))
+                    }
+                    _ => None,
+                };
+                // (A path that starts inside the callee has no frame for this call.)
+                if let Some(frame) = next.frames.pop_back() {
+                    for &(var, index) in frame.saved.iter().flat_map(|s| s.iter()) {
+                        next.ssa.restore(var, index);
+                    }
+                }
+                if let Some((res, value)) = value {
+                    conjuncts.push(assign(res, value, &mut next)?);
                 }
             }
             (Step::Edge(_), op) => match op {
@@ -748,6 +786,25 @@ impl PathFormula {
                             )
                         })
                         .collect();
+                    // A call of an active function (`main` always is) saves the indices of
+                    // the callee's locals. A path starting inside a recursive function does not
+                    // know the activations below it; the predicate analysis, whose blocks
+                    // start anywhere, cuts recursive calls.
+                    let active = *callee == program.entry_function
+                        || self.frames.iter().any(|fr| fr.callee == *callee);
+                    let saved = active.then(|| {
+                        program
+                            .variables
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, v)| v.scope == Scope::Local(*callee))
+                            .map(|(i, _)| (VarId(i as u32), self.ssa.get(VarId(i as u32))))
+                            .collect()
+                    });
+                    next.frames.push_back(CallFrame {
+                        callee: *callee,
+                        saved,
+                    });
                     for (p, v) in values {
                         conjuncts.push(assign(p, v, &mut next)?);
                     }

@@ -386,8 +386,9 @@ impl Wp<'_> {
                 }
                 Operation::Call { callee, args, .. } => {
                     let f = program.function(*callee);
-                    // Parameters are assigned from arguments read in the caller; without
-                    // recursion no argument reads a parameter of the callee.
+                    // Parameters are assigned from arguments read in the caller; the predicate
+                    // analysis cuts recursive calls, so no argument reads a parameter of the
+                    // callee.
                     for (p, a) in f.params.iter().zip(args).rev() {
                         let ty = program.variable(*p).ty;
                         self.assign(*p, &a.clone().cast(ty));
