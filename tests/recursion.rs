@@ -1,0 +1,337 @@
+//! Recursion and mutual recursion through every layer: the interpreter gives every activation
+//! its own locals (checked against gcc-compiled runs) and stops unbounded recursion at its
+//! call-depth limit; the explicit analysis explores with saved frames and hands what its
+//! `recursion-depth` give-up cut on as a condition; the predicate analysis cuts recursive calls
+//! (never a wrong `true`); CHC and the reducer refuse recursive programs with a clear reason; on
+//! the shared recursive tasks no analysis answers wrongly and every `false` replays.
+
+#[path = "support/cgen.rs"]
+mod cgen;
+#[path = "support/gcc_harness.rs"]
+mod gcc_harness;
+#[path = "support/shared.rs"]
+mod shared;
+
+use baton::analyses::{replay_to_error, run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::cfa::interpreter::{execute, Ending, ExecOptions, MAX_CALL_DEPTH};
+use baton::cfa::types::DataModel;
+use baton::cfa::Program;
+use baton::condition::ConditionAutomaton;
+use baton::cpa::monitor::GiveUp;
+use baton::frontend::{load_program, load_source};
+use baton::task::Task;
+use baton::verdict::{Classification, Verdict};
+use cgen::GenProgram;
+
+/// Declarations every program starts with (the gcc harness defines these functions).
+const DECLS: [&str; 3] = [
+    "extern int __VERIFIER_nondet_int(void);",
+    "extern void abort(void);",
+    "void reach_error(void);",
+];
+
+/// Factorial; the error is reachable with input 5.
+const FACT: &str = "
+int P_fact(int n) {
+  if (n <= 1) return 1;
+  int r = P_fact(n - 1);
+  return n * r;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 12) return 0;
+  int y = P_fact(x);
+  if (y == 120) reach_error();
+  return y;
+}";
+
+/// Fibonacci with two recursive calls whose results live in locals across the second call.
+const FIB: &str = "
+int P_fib(int n) {
+  if (n < 2) return n;
+  int a = P_fib(n - 1);
+  int b = P_fib(n - 2);
+  return a + b;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 15) return 0;
+  int y = P_fib(x);
+  if (y == 55) reach_error();
+  return y;
+}";
+
+/// Ackermann's function for small arguments (a recursive call as an argument).
+const ACK: &str = "
+int P_ack(int m, int n) {
+  if (m == 0) return n + 1;
+  if (n == 0) return P_ack(m - 1, 1);
+  return P_ack(m - 1, P_ack(m, n - 1));
+}
+int main(void) {
+  int m = __VERIFIER_nondet_int();
+  int n = __VERIFIER_nondet_int();
+  if (m < 0 || m > 2 || n < 0 || n > 3) return 0;
+  int r = P_ack(m, n);
+  if (r == 9) reach_error();
+  return r;
+}";
+
+/// Mutual recursion: exactly one of even and odd holds.
+const EVEN_ODD: &str = "
+int P_odd(int n);
+int P_even(int n) { if (n == 0) return 1; return P_odd(n - 1); }
+int P_odd(int n) { if (n == 0) return 0; return P_even(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 30) return 0;
+  int e = P_even(x);
+  int o = P_odd(x);
+  if (e == o) reach_error();
+  return 2 * e + o;
+}";
+
+/// A local array in each activation.
+const ARRAY: &str = "
+int P_tri(int n) {
+  int a[3];
+  a[0] = n; a[1] = 2 * n; a[2] = 0;
+  if (n > 0) a[2] = P_tri(n - 1);
+  return a[0] + a[1] + a[2];
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 10) return 0;
+  return P_tri(x);
+}";
+
+/// Recursion called from a loop; safe (0 + 1 + 3 + 6).
+const AFTER_LOOP: &str = "
+int P_sum(int n) { if (n == 0) return 0; return n + P_sum(n - 1); }
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 4; i++) s = s + P_sum(i);
+  if (s != 10) reach_error();
+  return s;
+}";
+
+/// Recursion whose depth the input chooses: with x == 5 it is shallow; the bug (5! == 120) is
+/// reachable. `SAFE` is the same with the check the right way round.
+const FACT_EQ_BUGGY: &str = "
+int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 5) { if (P_fact(x) == 120) reach_error(); }
+  return 0;
+}";
+const FACT_EQ_SAFE: &str = "
+int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 5) { if (P_fact(x) != 120) reach_error(); }
+  return 0;
+}";
+
+/// Mutual recursion to a depth the input chooses without bound.
+const EVEN_ODD_UNBOUNDED: &str = "
+int P_odd(int n);
+int P_even(int n) { if (n <= 0) return 1; return P_odd(n - 1); }
+int P_odd(int n) { if (n <= 0) return 0; return P_even(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (P_even(x) == P_odd(x)) reach_error();
+  return 0;
+}";
+
+/// The program with its functions prefixed (so several fit one gcc translation unit).
+fn gen(prefix: &str, body: &str) -> GenProgram {
+    let mut lines: Vec<String> = DECLS.iter().map(|s| s.to_string()).collect();
+    lines.extend(
+        body.trim_start_matches('\n')
+            .lines()
+            .map(|l| l.replace("P_", prefix)),
+    );
+    GenProgram {
+        prefix: prefix.to_string(),
+        lines,
+        decl_lines: DECLS.len(),
+    }
+}
+
+fn lower(p: &GenProgram) -> Program {
+    load_source(&format!("{}.c", p.prefix), &p.text(), DataModel::LP64)
+        .unwrap_or_else(|e| panic!("{}: lowering failed: {e}", p.prefix))
+}
+
+fn verify(kind: AnalysisKind, program: &Program, give_up: &[&str]) -> AnalysisOutcome {
+    let options = AnalysisOptions {
+        give_up: give_up
+            .iter()
+            .map(|g| g.parse::<GiveUp>().expect("give-up"))
+            .collect(),
+        ..Default::default()
+    };
+    run_analysis(kind, program, &options, None)
+}
+
+/// An interpreter run in the harness' words (`RETURN v n`, `ERROR line n`, …).
+fn render(ending: &Ending, nondets: usize) -> String {
+    match ending {
+        Ending::ErrorReached { line, .. } => format!("ERROR {line} {nondets}"),
+        Ending::Returned { value: Some(v) } => format!("RETURN {v} {nondets}"),
+        other => format!("OTHER {other}"),
+    }
+}
+
+#[test]
+fn interpreter_agrees_with_gcc_on_recursive_programs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    if let Err(why) = gcc_harness::gcc_works("-m64", dir.path()) {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let programs: Vec<GenProgram> = [FACT, FIB, ACK, EVEN_ODD, ARRAY, AFTER_LOOP]
+        .iter()
+        .enumerate()
+        .map(|(i, body)| gen(&format!("r{i}_"), body))
+        .collect();
+    let exe = gcc_harness::compile_batch(&programs, "-m64", &[], dir.path(), "recursion")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut runs: Vec<(usize, Vec<i128>)> = Vec::new();
+    for k in 0..programs.len() {
+        for x in -1..=16 {
+            runs.push((k, vec![x, (x + 1) % 5]));
+        }
+    }
+    let native = gcc_harness::run_batch(&exe, &runs).unwrap_or_else(|e| panic!("{e}"));
+    let lowered: Vec<Program> = programs.iter().map(lower).collect();
+    let mut kinds = std::collections::BTreeSet::new();
+    for ((k, inputs), expected) in runs.iter().zip(&native) {
+        let run = execute(&lowered[*k], inputs, &ExecOptions::default());
+        let got = render(&run.ending, run.nondet_values.len());
+        assert_eq!(&got, expected, "{} on {inputs:?}", programs[*k].prefix);
+        kinds.insert(got.split(' ').next().map(str::to_string));
+    }
+    assert_eq!(kinds.len(), 2, "both returns and errors were compared: {kinds:?}");
+}
+
+#[test]
+fn unbounded_recursion_ends_at_the_call_depth_limit() {
+    let p = lower(&gen(
+        "u_",
+        "int P_f(int n) { return P_f(n + 1) + 1; }\nint main(void) { return P_f(0); }",
+    ));
+    let run = execute(&p, &[], &ExecOptions::default());
+    assert_eq!(run.ending, Ending::CallDepthLimit { line: 4 });
+    assert!(run.steps > MAX_CALL_DEPTH as u64);
+}
+
+#[test]
+fn explicit_analysis_decides_bounded_recursion() {
+    let buggy = lower(&gen("b_", FACT_EQ_BUGGY));
+    let outcome = verify(AnalysisKind::Explicit, &buggy, &["cpu-time=20s"]);
+    assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
+    let cex = outcome.counterexample.expect("a counterexample");
+    assert_eq!(cex.inputs, vec![5]);
+    assert!(replay_to_error(&buggy, &cex.inputs).is_some());
+
+    for body in [FACT_EQ_SAFE, AFTER_LOOP] {
+        let safe = lower(&gen("s_", body));
+        let outcome = verify(AnalysisKind::Explicit, &safe, &["cpu-time=20s"]);
+        assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    }
+}
+
+#[test]
+fn recursion_depth_give_up_becomes_a_condition() {
+    // fact(5) needs 4 recursive calls: with 3 allowed the path is cut, never `true`.
+    let safe = lower(&gen("d_", FACT_EQ_SAFE));
+    let outcome = verify(
+        AnalysisKind::Explicit,
+        &safe,
+        &["cpu-time=20s", "recursion-depth=3"],
+    );
+    assert_eq!(outcome.verdict, Verdict::Unknown);
+    assert!(outcome.reason.contains("recursion-depth=3"), "{}", outcome.reason);
+    assert!(
+        !outcome.condition.is_trivial_empty(),
+        "the paths with x != 5 are verified"
+    );
+    // Unbounded depth: the default give-up ends the analysis.
+    let unbounded = lower(&gen("e_", EVEN_ODD_UNBOUNDED));
+    let outcome = verify(AnalysisKind::Explicit, &unbounded, &["cpu-time=20s"]);
+    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+    assert!(outcome.reason.contains("recursion-depth="), "{}", outcome.reason);
+}
+
+#[test]
+fn predicate_and_chc_are_sound_on_recursion() {
+    for body in [FACT_EQ_SAFE, AFTER_LOOP, EVEN_ODD, FACT_EQ_BUGGY] {
+        let p = lower(&gen("q_", body));
+        let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=10s"]);
+        assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+        assert!(outcome.reason.contains("recursion-depth=0"), "{}", outcome.reason);
+        let outcome = verify(AnalysisKind::Chc, &p, &["cpu-time=10s"]);
+        assert_eq!(outcome.verdict, Verdict::Unknown);
+        assert!(outcome.reason.contains("recursion"), "{}", outcome.reason);
+    }
+    // A bug before any recursive call is still found and replayed.
+    let early = "
+int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 3) reach_error();
+  return P_fact(x);
+}";
+    let p = lower(&gen("q_", early));
+    let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=10s"]);
+    assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
+}
+
+#[test]
+fn reducer_refuses_recursive_programs() {
+    let p = lower(&gen("x_", FACT));
+    let err = baton::reducer::reduce(&p, &ConditionAutomaton::nothing_verified(&p.hash), 10_000)
+        .expect_err("no residual of a recursive program");
+    assert_eq!(err.to_string(), "residual of a recursive program: unsupported");
+}
+
+/// The development set's recursive tasks (rows `D` under `c/recursive*`): no wrong answer from
+/// the explicit or the predicate analysis, and every `false` replays.
+#[test]
+fn shared_recursive_tasks_get_no_wrong_answer() {
+    let Some(dir) = shared::benchmarks() else { return };
+    let tasks: Vec<_> = shared::development_tasks(&dir)
+        .into_iter()
+        .filter(|(_, _, file)| file.to_string_lossy().contains("/c/recursive"))
+        .collect();
+    assert!(!tasks.is_empty(), "the development set has recursive tasks");
+    let (mut correct, mut answers) = (0, 0);
+    for (_, name, file) in &tasks {
+        let task = Task::load(file, Default::default()).expect("task loads");
+        let program = load_program(&task.program, task.data_model)
+            .unwrap_or_else(|e| panic!("{name}: does not lower: {e}"));
+        for (kind, cpu) in [
+            (AnalysisKind::Explicit, "cpu-time=3s"),
+            (AnalysisKind::Predicate, "cpu-time=2s"),
+        ] {
+            let outcome = verify(kind, &program, &[cpu, "memory=2GB"]);
+            if let Some(cex) = &outcome.counterexample {
+                assert!(
+                    replay_to_error(&program, &cex.inputs).is_some(),
+                    "{name}: the counterexample replays"
+                );
+            }
+            let class = outcome.verdict.classify(task.expected);
+            assert_ne!(
+                class,
+                Classification::Wrong,
+                "{name} ({kind:?}): {}",
+                outcome.reason
+            );
+            correct += usize::from(class == Classification::Correct);
+            answers += 1;
+        }
+    }
+    eprintln!("recursive development tasks: {correct} correct answers of {answers}");
+}
