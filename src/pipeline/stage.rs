@@ -570,11 +570,14 @@ fn prepare_input(
         StageInput::Reduce if nothing_yet => Ok(Prepared::Program(plain(None))),
         StageInput::Reduce => {
             // A condition from a long analysis can unroll the program enormously; past this
-            // size a tool is better served by the original program (IDENTITY is a reducer too).
+            // size, or for a recursive program (the reducer inlines calls), a tool is better
+            // served by the original program (IDENTITY is a reducer too).
             let limit = (original.locations.len() * RESIDUAL_GROWTH_LIMIT).max(RESIDUAL_MIN_LIMIT);
             let residual = match reducer::reduce(original, accumulated, limit) {
                 Ok(r) => r,
-                Err(reducer::ReduceError::TooLarge { .. }) => return Ok(Prepared::Program(plain(None))),
+                Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::Recursive) => {
+                    return Ok(Prepared::Program(plain(None)))
+                }
                 Err(e) => return Err(format!("reducer: {e}")),
             };
             if residual.error_unreachable() {

@@ -4,7 +4,7 @@
 //! ([`crate::condition::minimise`]): it explores pairs (control state, automaton state) from
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
-//! transition matches. Calls are inlined on the way (Baton rejects recursion, so the call stack
+//! transition matches. Calls are inlined on the way (a recursive program is refused, so the call stack
 //! is bounded), which makes the residual program one function `main`. The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
