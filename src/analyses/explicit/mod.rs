@@ -378,9 +378,16 @@ impl Cpa for ExplicitCpa {
                         }
                     }
                     if self.is_recursive(*callee) {
-                        // A new activation: the callee's locals are saved and start unknown.
+                        // A new activation: the callee's locals are saved and start unknown. A
+                        // function calling itself needs only what is live at the return site
+                        // (the result is written there).
                         let local = |v: VarId| program.variable(v).scope == Scope::Local(*callee);
-                        let saved_values = next.values.split_off(local);
+                        let mut saved_values = next.values.split_off(local);
+                        if program.location(edge.from).func == *callee {
+                            let result = edge.op.written_var();
+                            saved_values
+                                .split_off(|v| Some(v) == result || !self.liveness.is_live(edge.to, v));
+                        }
                         let saved_arrays = next.arrays.split_off(local);
                         next.saved = state.saved.push(saved_values, saved_arrays);
                     }
