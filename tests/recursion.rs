@@ -235,6 +235,17 @@ fn explicit_analysis_decides_bounded_recursion() {
     assert_eq!(cex.inputs, vec![5]);
     assert!(replay_to_error(&buggy, &cex.inputs).is_some());
 
+    // A long path without nondet values (fib(18) makes 8361 calls) is replayed, not solved.
+    let constant = "
+int P_fib(int n) { if (n < 2) return n; return P_fib(n - 1) + P_fib(n - 2); }
+int main(void) { if (P_fib(18) == 2584) reach_error(); return 0; }";
+    let outcome = verify(
+        AnalysisKind::Explicit,
+        &lower(&gen("c_", constant)),
+        &["cpu-time=20s"],
+    );
+    assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
+
     for body in [FACT_EQ_SAFE, AFTER_LOOP] {
         let safe = lower(&gen("s_", body));
         let outcome = verify(AnalysisKind::Explicit, &safe, &["cpu-time=20s"]);

@@ -17,7 +17,7 @@ pub mod incremental;
 pub mod predicate;
 
 use crate::cfa::interpreter::{execute, Ending, ExecOptions};
-use crate::cfa::Program;
+use crate::cfa::{Operation, Program};
 use crate::condition::from_arg::condition_from_arg;
 use crate::condition::ConditionAutomaton;
 use crate::cpa::arg::{NodeId, NodeStatus};
@@ -147,9 +147,18 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
 
 /// Confirms a path to an error location: solves its bit-precise path formula for nondet values
 /// (with `solver`'s limits) and replays them on the interpreter; only a replay that reaches the
-/// error is a violation.
+/// error is a violation. A path without nondet steps needs no solving (its inputs are the empty
+/// list): that saves encoding long paths such as deep recursion on constants.
 pub fn confirm_path(program: &Program, steps: Vec<Step>, solver: &SolverConfig) -> TargetDecision {
-    let Some(inputs) = predicate::formula::concrete_inputs(program, &steps, solver) else {
+    let nondet_free = !steps
+        .iter()
+        .any(|s| matches!(s, Step::Edge(e) if matches!(program.edge(*e).op, Operation::Nondet { .. })));
+    let inputs = if nondet_free {
+        Some(Vec::new())
+    } else {
+        predicate::formula::concrete_inputs(program, &steps, solver)
+    };
+    let Some(inputs) = inputs else {
         return TargetDecision::NotConfirmed("error path infeasible or not solvable".into());
     };
     match replay_to_error(program, &inputs) {
