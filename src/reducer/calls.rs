@@ -1,0 +1,76 @@
+//! Which calls the residual program keeps as calls.
+//!
+//! Inlining a callee copies its body once per call site and automaton state, although the
+//! condition often says nothing inside it (the residual state `q_r`, or states none of whose
+//! transitions fires on any edge the callee can take). A call whose automaton states are
+//! *invariant* under every edge of the callee and its transitive callees is kept as a call: the
+//! condition cannot cover or cut any path inside, and the states after the return are the
+//! states at the call (returns are silent for conditions), so the product goes on at the return
+//! site with the same states. The callee is then a copy of the original function, emitted once
+//! and shared by every such call. A recursive function the condition does not look into is
+//! just called.
+
+use crate::cfa::{EdgeId, FuncId, Operation, Program};
+use crate::condition::{ConditionRunner, StateId};
+use std::collections::{BTreeSet, HashMap};
+
+/// Decides, with memoisation, whether a call can stay a call.
+pub(super) struct CallKeeper<'a> {
+    program: &'a Program,
+    runner: &'a ConditionRunner<'a>,
+    /// Per function: the edges of it and of every function it can call, transitively.
+    reachable_edges: HashMap<FuncId, Vec<EdgeId>>,
+    invariant: HashMap<(FuncId, BTreeSet<StateId>), bool>,
+}
+
+impl<'a> CallKeeper<'a> {
+    pub(super) fn new(program: &'a Program, runner: &'a ConditionRunner<'a>) -> Self {
+        CallKeeper {
+            program,
+            runner,
+            reachable_edges: HashMap::new(),
+            invariant: HashMap::new(),
+        }
+    }
+
+    /// True if a call of `callee` entered in the automaton states `states` (after reading the
+    /// call edge) can stay a call: every edge `callee` can take, its callees' included, leaves
+    /// `states` as they are. The residual state `q_r` (no states) always qualifies.
+    pub(super) fn keeps(&mut self, callee: FuncId, states: &BTreeSet<StateId>) -> bool {
+        if states.is_empty() {
+            return true;
+        }
+        let key = (callee, states.clone());
+        if let Some(&known) = self.invariant.get(&key) {
+            return known;
+        }
+        let runner = self.runner;
+        let edges = self.edges_below(callee);
+        let keeps = edges.iter().all(|&e| runner.step(states, e) == *states);
+        self.invariant.insert(key, keeps);
+        keeps
+    }
+
+    /// The edges of `f` and of every function it calls, transitively (each function once).
+    fn edges_below(&mut self, f: FuncId) -> &[EdgeId] {
+        let program = self.program;
+        self.reachable_edges.entry(f).or_insert_with(|| {
+            let mut seen = BTreeSet::from([f]);
+            let mut work = vec![f];
+            let mut edges = Vec::new();
+            while let Some(g) = work.pop() {
+                for &l in &program.function(g).locations {
+                    for &e in program.out_edges(l) {
+                        edges.push(e);
+                        if let Operation::Call { callee, .. } = program.edge(e).op {
+                            if seen.insert(callee) {
+                                work.push(callee);
+                            }
+                        }
+                    }
+                }
+            }
+            edges
+        })
+    }
+}
