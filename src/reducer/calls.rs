@@ -8,7 +8,9 @@
 //! states at the call (returns are silent for conditions), so the product goes on at the return
 //! site with the same states. The callee is then a copy of the original function, emitted once
 //! and shared by every such call. A recursive function the condition does not look into is
-//! just called.
+//! just called. A call is inlined, though, when its callee can call a function whose inlined
+//! body is active at the call (only recursion does that): the copy would share that body's
+//! variables in the residual CFA, where each function's locals are one set of variables.
 
 use crate::cfa::{EdgeId, FuncId, Operation, Program};
 use crate::condition::{ConditionRunner, StateId};
@@ -18,8 +20,9 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) struct CallKeeper<'a> {
     program: &'a Program,
     runner: &'a ConditionRunner<'a>,
-    /// Per function: the edges of it and of every function it can call, transitively.
-    reachable_edges: HashMap<FuncId, Vec<EdgeId>>,
+    /// Per function: the functions it can call, transitively, itself included, and their
+    /// edges.
+    below: HashMap<FuncId, (BTreeSet<FuncId>, Vec<EdgeId>)>,
     invariant: HashMap<(FuncId, BTreeSet<StateId>), bool>,
 }
 
@@ -28,15 +31,20 @@ impl<'a> CallKeeper<'a> {
         CallKeeper {
             program,
             runner,
-            reachable_edges: HashMap::new(),
+            below: HashMap::new(),
             invariant: HashMap::new(),
         }
     }
 
     /// True if a call of `callee` entered in the automaton states `states` (after reading the
-    /// call edge) can stay a call: every edge `callee` can take, its callees' included, leaves
-    /// `states` as they are. The residual state `q_r` (no states) always qualifies.
-    pub(super) fn keeps(&mut self, callee: FuncId, states: &BTreeSet<StateId>) -> bool {
+    /// call edge) from a place where the original functions `active` have inlined bodies
+    /// running can stay a call: every edge `callee` can take, its callees' included, leaves
+    /// `states` as they are (the residual state `q_r`, no states, always qualifies), and
+    /// `callee` cannot call any of `active`.
+    pub(super) fn keeps(&mut self, callee: FuncId, states: &BTreeSet<StateId>, active: &[FuncId]) -> bool {
+        if active.iter().any(|f| self.below(callee).0.contains(f)) {
+            return false;
+        }
         if states.is_empty() {
             return true;
         }
@@ -45,16 +53,16 @@ impl<'a> CallKeeper<'a> {
             return known;
         }
         let runner = self.runner;
-        let edges = self.edges_below(callee);
+        let edges = &self.below(callee).1;
         let keeps = edges.iter().all(|&e| runner.step(states, e) == *states);
         self.invariant.insert(key, keeps);
         keeps
     }
 
-    /// The edges of `f` and of every function it calls, transitively (each function once).
-    fn edges_below(&mut self, f: FuncId) -> &[EdgeId] {
+    /// The functions `f` can call, transitively, `f` included, and their edges.
+    fn below(&mut self, f: FuncId) -> &(BTreeSet<FuncId>, Vec<EdgeId>) {
         let program = self.program;
-        self.reachable_edges.entry(f).or_insert_with(|| {
+        self.below.entry(f).or_insert_with(|| {
             let mut seen = BTreeSet::from([f]);
             let mut work = vec![f];
             let mut edges = Vec::new();
@@ -70,7 +78,7 @@ impl<'a> CallKeeper<'a> {
                     }
                 }
             }
-            edges
+            (seen, edges)
         })
     }
 }

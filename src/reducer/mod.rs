@@ -165,7 +165,15 @@ pub fn reduce(
                 continue;
             }
             let kept = match (step, &program.edge(step.edge()).op) {
-                (Step::Edge(_), Operation::Call { callee, .. }) => keeper.keeps(*callee, &states),
+                (Step::Edge(_), Operation::Call { callee, .. }) => {
+                    let mut active = vec![program.entry_function];
+                    for c in node.control.call_stack.calls() {
+                        if let Operation::Call { callee, .. } = program.edge(c).op {
+                            active.push(callee);
+                        }
+                    }
+                    keeper.keeps(*callee, &states, &active)
+                }
                 _ => false,
             };
             let control = if kept {
