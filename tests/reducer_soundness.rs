@@ -313,6 +313,20 @@ int main(void) {
 "#,
     ),
     (
+        "noreturn_call",
+        &[12],
+        r#"
+int seen;
+void stop(int c) { if (c) { seen = 1; reach_error(); } abort(); }
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  if (a > 10) stop(a - 11);
+  seen = a;
+  return 0;
+}
+"#,
+    ),
+    (
         "calls_in_loop",
         &[2, 5, 7],
         r#"

@@ -24,6 +24,9 @@ pub(super) struct CallKeeper<'a> {
     /// edges.
     below: HashMap<FuncId, (BTreeSet<FuncId>, Vec<EdgeId>)>,
     invariant: HashMap<(FuncId, BTreeSet<StateId>), bool>,
+    /// Per function: true if some path from its entry reaches its exit (a function that always
+    /// ends the program or loops forever has no return site to go on at).
+    returns: Vec<bool>,
 }
 
 impl<'a> CallKeeper<'a> {
@@ -33,7 +36,13 @@ impl<'a> CallKeeper<'a> {
             runner,
             below: HashMap::new(),
             invariant: HashMap::new(),
+            returns: can_return(program),
         }
+    }
+
+    /// True if a call of `callee` can return.
+    pub(super) fn returns(&self, callee: FuncId) -> bool {
+        self.returns[callee.index()]
     }
 
     /// True if a call of `callee` entered in the automaton states `states` (after reading the
@@ -80,5 +89,40 @@ impl<'a> CallKeeper<'a> {
             }
             (seen, edges)
         })
+    }
+}
+
+/// Per function: true if some path from its entry reaches its exit, through calls of
+/// functions that can return (a least fixpoint over the functions).
+fn can_return(program: &Program) -> Vec<bool> {
+    let mut returns = vec![false; program.functions.len()];
+    loop {
+        let mut changed = false;
+        for (i, f) in program.functions.iter().enumerate() {
+            if returns[i] {
+                continue;
+            }
+            let mut seen = BTreeSet::from([f.entry]);
+            let mut work = vec![f.entry];
+            while let Some(l) = work.pop() {
+                for &e in program.out_edges(l) {
+                    let edge = program.edge(e);
+                    let passes = match edge.op {
+                        Operation::Call { callee, .. } => returns[callee.index()],
+                        _ => true,
+                    };
+                    if passes && seen.insert(edge.to) {
+                        work.push(edge.to);
+                    }
+                }
+            }
+            if seen.contains(&f.exit) {
+                returns[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return returns;
+        }
     }
 }

@@ -60,7 +60,7 @@ pub struct Origin {
 pub struct Residual {
     pub program: Program,
     /// Per residual location: where it comes from (`None` for helper locations between the
-    /// parameter assignments of an inlined call).
+    /// parameter assignments of an inlined call, and after a kept call that never returns).
     pub origin: Vec<Option<Origin>>,
     /// Per residual edge: the original CFA edge a condition automaton reads when the residual
     /// program takes it (a call kept as a call reads the original call edge, and every edge
@@ -164,6 +164,7 @@ pub fn reduce(
                 // Covered from here on: cut off.
                 continue;
             }
+            // The callee of a call that stays a call.
             let kept = match (step, &program.edge(step.edge()).op) {
                 (Step::Edge(_), Operation::Call { callee, .. }) => {
                     let mut active = vec![program.entry_function];
@@ -172,18 +173,23 @@ pub fn reduce(
                             active.push(callee);
                         }
                     }
-                    keeper.keeps(*callee, &states, &active)
+                    keeper.keeps(*callee, &states, &active).then_some(*callee)
                 }
-                _ => false,
+                _ => None,
             };
-            let control = if kept {
+            let control = match kept {
+                Some(callee) if !keeper.returns(callee) => {
+                    // A kept call that never returns: nothing after it.
+                    let end = builder.location(LocationKind::Normal, None);
+                    builder.kept_call(from, end, step.edge());
+                    continue;
+                }
                 // The call stays a call: the product goes on at the return site.
-                ControlState {
+                Some(_) => ControlState {
                     location: program.edge(step.edge()).to,
                     call_stack: node.control.call_stack.clone(),
-                }
-            } else {
-                node.control.successor(step, program)
+                },
+                None => node.control.successor(step, program),
             };
             let next = ProductNode { control, states };
             let to = match ids.get(&next) {
@@ -198,7 +204,7 @@ pub fn reduce(
                     l
                 }
             };
-            if kept {
+            if kept.is_some() {
                 builder.kept_call(from, to, step.edge());
             } else {
                 builder.step(from, to, step, program);
