@@ -279,6 +279,70 @@ int main(void) {
 "#,
     ),
     (
+        "calls_shared",
+        &[1, 3],
+        r#"
+int g;
+int bump(int a) { g = g + a; return g; }
+int twice(int b) { int r = bump(b); return r + bump(1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  int s = twice(x);
+  s = s + twice(y);
+  if (x > 0) s = s + bump(x);
+  if (g == 7 && s > 10) reach_error();
+  return 0;
+}
+"#,
+    ),
+    (
+        "error_in_callee",
+        &[2],
+        r#"
+int count;
+void check(int v) { count++; if (v == 3 && count == 2) reach_error(); }
+int step(int v) { check(v); return v + 1; }
+int main(void) {
+  int v = __VERIFIER_nondet_int();
+  int w = step(v);
+  w = step(w);
+  check(w - 2);
+  return 0;
+}
+"#,
+    ),
+    (
+        "noreturn_call",
+        &[12],
+        r#"
+int seen;
+void stop(int c) { if (c) { seen = 1; reach_error(); } abort(); }
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  if (a > 10) stop(a - 11);
+  seen = a;
+  return 0;
+}
+"#,
+    ),
+    (
+        "calls_in_loop",
+        &[2, 5, 7],
+        r#"
+int total;
+void add(int k) { if (k > 0) total += k; else total -= 1; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int i;
+  if (n < 0 || n > 5) return 0;
+  for (i = 0; i < n; i++) add(__VERIFIER_nondet_int());
+  if (total == 12) reach_error();
+  return 0;
+}
+"#,
+    ),
+    (
         "char_arith",
         &[-1, 2],
         r#"

@@ -134,7 +134,67 @@ fn states_that_behave_the_same_do_not_copy_the_program() {
     let one = size(&verified_error_paths(&program, 1, true));
     assert_eq!(size(&verified_error_paths(&program, 3, true)), one);
     // Without the accepting state the condition says nothing: the residual is the original
-    // (calls inlined), however many states take turns.
+    // (calls kept as calls), however many states take turns.
     let nothing = size(&ConditionAutomaton::nothing_verified(&program.hash));
     assert_eq!(size(&verified_error_paths(&program, 3, false)), nothing);
+}
+
+const CALLS: &str = "extern void __assert_fail(const char *, const char *, unsigned int, const char *);\n\
+void reach_error() { __assert_fail(\"0\", \"t.c\", 3, \"reach_error\"); }\n\
+extern int __VERIFIER_nondet_int(void);\n\
+int g;\n\
+int inc(int a) { g = g + a; return g; }\n\
+int twice(int b) { return inc(b) + inc(1); }\n\
+void check(int v) { if (v == 42) reach_error(); }\n\
+int main(void) {\n\
+  int x = __VERIFIER_nondet_int();\n\
+  int s = twice(x) + twice(2) + inc(3);\n\
+  check(s);\n\
+  check(g);\n\
+  return 0;\n\
+}\n";
+
+/// The names of the residual program's functions, sorted.
+fn function_names(residual: &Program) -> Vec<&str> {
+    let mut names: Vec<&str> = residual.functions.iter().map(|f| f.name.as_str()).collect();
+    names.sort_unstable();
+    names
+}
+
+/// Calls stay calls (of one shared copy per function) where the condition cannot tell anything
+/// apart inside the callee; a callee holding an edge the condition reads is inlined.
+#[test]
+fn calls_the_condition_does_not_look_into_stay_calls() {
+    let program =
+        baton::frontend::load_source("calls.c", CALLS, DataModel::ILP32).unwrap_or_else(|e| panic!("{e}"));
+    let reduced =
+        |c: &ConditionAutomaton| reduce(&program, c, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+    // Nothing verified: the residual program is the original, every function called once.
+    let nothing = reduced(&ConditionAutomaton::nothing_verified(&program.hash));
+    assert_eq!(
+        function_names(&nothing.program),
+        ["check", "inc", "main", "twice"]
+    );
+    assert!(
+        nothing.program.locations.len() <= program.locations.len() + 1,
+        "{} residual locations, {} original",
+        nothing.program.locations.len(),
+        program.locations.len()
+    );
+    // The paths into the error (inside `check`) are verified: `check` is inlined at both of its
+    // calls and cut there; `twice` and `inc` stay calls.
+    let residual = reduced(&verified_error_paths(&program, 1, true));
+    assert_eq!(function_names(&residual.program), ["inc", "main", "twice"]);
+    assert!(residual.error_unreachable());
+    let check = program
+        .functions
+        .iter()
+        .find(|f| f.name == "check")
+        .map_or(0, |f| f.locations.len());
+    assert!(
+        residual.program.locations.len() <= program.locations.len() + check,
+        "{} residual locations, {} original",
+        residual.program.locations.len(),
+        program.locations.len()
+    );
 }

@@ -15,11 +15,13 @@
 //! one residual path `r(p)`, and the residual location reached tells where `p` is in the
 //! product. `M` is the product of the residual CFA with `C_r` run as a set of states (so
 //! nondeterministic `C_r` are handled as Def. 2.2 says: some run accepts): a state of `M` is a
-//! pair (residual location, set of `C_r` states). Reading the original edge `g` at residual
-//! location `n` moves along the residual edge out of `n` that reads `g`
-//! ([`crate::reducer::Residual::edge_reads`]), feeds `C_r` that edge's spelling, then follows the
-//! residual edges that read nothing (the rest of an inlined call's parameter assignments,
-//! returns from inlined callees, `main`'s final return) the same way. As soon as `C_r` accepts,
+//! triple (residual location, residual call stack, set of `C_r` states). Reading the original
+//! edge `g` at residual location `n` moves along the residual edge out of `n` that reads `g`
+//! ([`crate::reducer::Residual::edge_reads`]) — into the callee's entry for a call the residual
+//! program kept as a call — feeds `C_r` that edge's spelling, then follows the residual edges
+//! that read nothing (the rest of an inlined call's parameter assignments, returns from inlined
+//! callees, `main`'s final return) and the returns from kept calls (feeding `C_r` what the
+//! alignment reads at the return) the same way. As soon as `C_r` accepts,
 //! `M` goes to its accepting sink; when no `C_r` run is left, or the original edge has no
 //! residual edge (the path is covered by `A`, so `M` need not cover it) or its residual edge
 //! has no spelling, `M` has no transition. Following edges that read nothing before a `C_r`
@@ -35,7 +37,7 @@
 use super::{
     Assumption, ConditionAutomaton, ConditionError, ConditionRunner, ConditionState, StateId, Transition,
 };
-use crate::cfa::{EdgeId, LocId, Program};
+use crate::cfa::{EdgeId, LocId, LocationKind, Operation, Program};
 use crate::reducer::align::Alignment;
 use crate::reducer::Residual;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -74,7 +76,10 @@ pub fn map_back(
 ) -> Result<ConditionAutomaton, MapBackError> {
     condition.check_well_formed()?;
     let program = &residual.program;
-    if alignment.spellings.len() != program.edges.len() || residual.edge_reads.len() != program.edges.len() {
+    if alignment.spellings.len() != program.edges.len()
+        || alignment.at_return.len() != program.edges.len()
+        || residual.edge_reads.len() != program.edges.len()
+    {
         return Err(MapBackError::Alignment {
             expected: program.edges.len(),
             found: alignment.spellings.len(),
@@ -92,7 +97,7 @@ pub fn map_back(
     };
     let start = mapper
         .read(mapper.runner.initial(), prelude)
-        .and_then(|states| mapper.settle(program.main().entry, states));
+        .and_then(|states| mapper.settle(program.main().entry, Vec::new(), states));
     let start = match start {
         Err(Stop::Covered) => return Ok(everything()),
         Err(Stop::Dead) => return Ok(nothing()),
@@ -102,17 +107,27 @@ pub fn map_back(
     let mut builder = Builder::new();
     let initial = builder.state(start.clone());
     let mut queue = VecDeque::from([start]);
-    while let Some((at, states)) = queue.pop_front() {
-        let from = builder.ids[&(at, states.clone())];
+    while let Some(node) = queue.pop_front() {
+        let from = builder.ids[&node];
+        let (at, stack, states) = node;
         for &e in program.out_edges(at) {
             let (Some(reads), Some(spelling)) =
                 (residual.edge_reads[e.index()], &alignment.spellings[e.index()])
             else {
                 continue;
             };
+            let (to, mut stack) = (program.edge(e).to, stack.clone());
+            let to = match program.edge(e).op {
+                // A kept call: on into the callee.
+                Operation::Call { callee, .. } => {
+                    stack.push(e);
+                    program.function(callee).entry
+                }
+                _ => to,
+            };
             let next = mapper
                 .read(states.clone(), spelling)
-                .and_then(|s| mapper.settle(program.edge(e).to, s));
+                .and_then(|s| mapper.settle(to, stack, s));
             let to = match next {
                 Err(Stop::Covered) => ACCEPTING,
                 Err(Stop::Dead) => continue,
@@ -173,8 +188,9 @@ pub fn map_back_residual(
 /// The accepting sink of a mapped condition.
 const ACCEPTING: StateId = StateId(0);
 
-/// A state of the mapped condition: residual location and the set of `C_r` states.
-type Node = (LocId, BTreeSet<StateId>);
+/// A state of the mapped condition: residual location, the residual call edges of the active
+/// calls (innermost last) and the set of `C_r` states.
+type Node = (LocId, Vec<EdgeId>, BTreeSet<StateId>);
 
 /// Why the mapped condition stops following a path.
 enum Stop {
@@ -213,15 +229,28 @@ impl Mapper<'_> {
     }
 
     /// Follows the residual edges that read nothing from `at` (each the only edge of its
-    /// location) and stops at the first location where the original path reads an edge.
-    fn settle(&self, mut at: LocId, mut states: BTreeSet<StateId>) -> Result<Node, Stop> {
+    /// location) and the returns of kept calls, and stops at the first location where the
+    /// original path reads an edge.
+    fn settle(
+        &self,
+        mut at: LocId,
+        mut stack: Vec<EdgeId>,
+        mut states: BTreeSet<StateId>,
+    ) -> Result<Node, Stop> {
         let program = &self.residual.program;
-        for _ in 0..=program.locations.len() {
+        for _ in 0..=program.locations.len() + stack.len() {
+            if program.location(at).kind == LocationKind::FunctionExit {
+                if let Some(call) = stack.pop() {
+                    states = self.read(states, &self.alignment.at_return[call.index()])?;
+                    at = program.edge(call).to;
+                    continue;
+                }
+            }
             let &[e] = program.out_edges(at) else {
-                return Ok((at, states));
+                return Ok((at, stack, states));
             };
             if self.residual.edge_reads[e.index()].is_some() {
-                return Ok((at, states));
+                return Ok((at, stack, states));
             }
             let spelling = self.alignment.spellings[e.index()].as_ref().ok_or(Stop::Dead)?;
             states = self.read(states, spelling)?;
@@ -338,12 +367,37 @@ mod tests {
         }
     }
 
-    /// The fixture and its residual program for "nothing verified" (calls inlined).
+    /// The fixture and its residual program for a condition that verifies nothing (it accepts
+    /// after a second return of `f`, which no path has) but looks inside `f` (its state
+    /// changes on `f`'s return statement E11), so the call is inlined.
     fn fixture_residual() -> (Program, Residual) {
+        let program = fixtures::program();
+        let others: BTreeSet<EdgeId> = program.edge_ids().filter(|&g| g != e(11)).collect();
+        let inside_f = ConditionAutomaton {
+            program_hash: program.hash.clone(),
+            states: vec![state("q0", false), state("q1", false), state("acc", true)],
+            initial: StateId(0),
+            transitions: vec![
+                tr(0, others.clone(), 0),
+                tr(0, [e(11)].into(), 1),
+                tr(1, others, 1),
+                tr(1, [e(11)].into(), 2),
+            ],
+        };
+        let residual =
+            reduce(&program, &inside_f, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        assert!(residual.program.functions.len() == 1, "f is inlined");
+        (program, residual)
+    }
+
+    /// The fixture and its residual program for "nothing verified": the call of `f` stays a
+    /// call of a copy of `f`.
+    fn fixture_residual_with_call() -> (Program, Residual) {
         let program = fixtures::program();
         let nothing = ConditionAutomaton::nothing_verified(&program.hash);
         let residual =
             reduce(&program, &nothing, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
+        assert!(residual.program.functions.len() == 2, "f is called");
         (program, residual)
     }
 
@@ -468,6 +522,19 @@ mod tests {
         assert!(!u.covers(&path(ELSE_ERR)));
     }
 
+    /// Through a kept call: an acceptance inside the callee covers the original paths through
+    /// `f` from there on; one after the return covers them after the return only.
+    #[test]
+    fn conditions_map_back_through_a_kept_call() {
+        let (program, residual) = fixture_residual_with_call();
+        let m = mapped(&program, &residual, &accept_on(&residual, reading(&residual, 11)));
+        assert!(m.covers(&path(&[0, 1, 3, 6, 11])) && m.covers(&path(ELSE_ERR)));
+        assert!(!m.covers(&path(&[0, 1, 3, 6])) && !m.covers(&path(THEN_OK)));
+        let m = mapped(&program, &residual, &accept_on(&residual, reading(&residual, 7)));
+        assert!(m.covers(&path(ELSE_ERR)) && m.covers(&path(THEN_ERR)));
+        assert!(!m.covers(&path(ELSE_OK)) && !m.covers(&path(&[0, 1, 3, 6, 11])));
+    }
+
     #[test]
     fn trivial_residual_conditions_map_to_trivial_conditions() {
         let (program, residual) = fixture_residual();
@@ -485,7 +552,12 @@ mod tests {
     /// emitted C, from the label of its source to the label of its target (or the error).
     #[test]
     fn reread_cfa_spells_every_residual_edge() {
-        let (program, residual) = fixture_residual();
+        for (program, residual) in [fixture_residual(), fixture_residual_with_call()] {
+            reread_cfa_spells_the_residual(&program, &residual);
+        }
+    }
+
+    fn reread_cfa_spells_the_residual(program: &Program, residual: &Residual) {
         let text = emit_c(&residual.program);
         let reread = crate::frontend::load_source("residual.c", &text, program.data_model)
             .unwrap_or_else(|err| panic!("{err}"));
@@ -498,10 +570,46 @@ mod tests {
             Some(&last) => assert_eq!(label(reread.edge(last).to), entry_label),
             None => assert_eq!(label(reread.main().entry), entry_label),
         }
+        // Consecutive edges, or a callee's exit followed by the caller's edges after the call.
+        let chained = |path: &[EdgeId]| {
+            for pair in path.windows(2) {
+                let (a, b) = (reread.edge(pair[0]), reread.edge(pair[1]));
+                let returned = reread.location(a.to).kind == LocationKind::FunctionExit
+                    && reread.location(a.to).func != reread.location(b.from).func;
+                assert!(returned || a.to == b.from, "{pair:?}");
+            }
+        };
         for r in residual.program.edge_ids() {
             let spelling = alignment.spellings[r.index()].clone().unwrap_or_default();
             let edge = residual.program.edge(r);
             let first = reread.edge(spelling[0]);
+            if let Operation::Call { callee, .. } = edge.op {
+                // Up to the re-read call, then the callee's declarations up to its entry label;
+                // at the return, from the callee's exit label to the return site's label.
+                let callee = residual.program.function(callee);
+                let call = spelling
+                    .iter()
+                    .position(|&g| matches!(reread.edge(g).op, Operation::Call { .. }))
+                    .unwrap_or_else(|| panic!("no call in {spelling:?}"));
+                chained(&spelling[..=call]);
+                chained(&spelling[call + 1..]);
+                let entry = spelling[call + 1..]
+                    .last()
+                    .map_or_else(|| label(reread.main().entry), |&g| label(reread.edge(g).to));
+                let after = &alignment.at_return[r.index()];
+                chained(after);
+                assert_eq!(label(first.from), Some(location_label(edge.from)));
+                assert_eq!(entry, Some(location_label(callee.entry)));
+                assert_eq!(
+                    label(reread.edge(after[0]).from),
+                    Some(location_label(callee.exit))
+                );
+                assert_eq!(
+                    label(reread.edge(after[after.len() - 1]).to),
+                    Some(location_label(edge.to))
+                );
+                continue;
+            }
             assert_eq!(label(first.from), Some(location_label(edge.from)));
             for pair in spelling.windows(2) {
                 assert_eq!(reread.edge(pair[0]).to, reread.edge(pair[1]).from);

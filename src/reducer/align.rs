@@ -10,6 +10,13 @@
 //! to the re-read error or terminal location) that passes no other label. Statements of
 //! earlier edges at `n` that do not apply (a failed `if`) are part of the spelling.
 //!
+//! A call the residual program keeps as a call (of a copy of an original function) is read in
+//! two parts: when the call is made, the path up to the re-read call edge and then the callee's
+//! path from its entry to its entry label (the declarations); when the callee returns, the
+//! callee's path from its exit label to its exit (the `return`) and then the caller's path after
+//! the call edge. Returns are silent for conditions, so this is the order a condition about the
+//! re-read CFA reads them in.
+//!
 //! The matching is sound by construction rather than by trust: a residual edge gets a spelling
 //! only when exactly one re-read path and exactly one residual edge of `n` lead to the same
 //! end; anything else (two edges between the same locations, a statement the frontend lowers
@@ -17,7 +24,7 @@
 //! [`crate::condition::map_back`] then maps nothing through it (covering less is sound).
 
 use crate::cfa::emit_c::location_label;
-use crate::cfa::{EdgeId, LocId, LocationKind, Program};
+use crate::cfa::{EdgeId, LocId, LocationKind, Operation, Program};
 use std::collections::HashMap;
 
 /// Most re-read paths followed from one label before its edges are given up as unmatched.
@@ -29,8 +36,12 @@ pub struct Alignment {
     /// The condition's edges from its program's entry to the residual entry (the re-read CFA
     /// declares locals first); `None` when that path is not unique.
     pub prelude: Option<Vec<EdgeId>>,
-    /// Per residual edge: the condition's edges that spell it, `None` when not matched.
+    /// Per residual edge: the condition's edges that spell it, `None` when not matched. For a
+    /// call, the edges read when the call is made (see the module documentation).
     pub spellings: Vec<Option<Vec<EdgeId>>>,
+    /// Per residual edge: for a call, the condition's edges read when the callee returns;
+    /// empty for every other edge.
+    pub at_return: Vec<Vec<EdgeId>>,
 }
 
 /// Where a re-read path from a label ends.
@@ -49,6 +60,7 @@ impl Alignment {
         Alignment {
             prelude: Some(Vec::new()),
             spellings: residual.edge_ids().map(|e| Some(vec![e])).collect(),
+            at_return: vec![Vec::new(); residual.edges.len()],
         }
     }
 
@@ -56,10 +68,9 @@ impl Alignment {
     /// `emit_c(residual)` (see the module documentation).
     pub fn reparsed(residual: &Program, reread: &Program) -> Alignment {
         let main = reread.main();
-        let by_label: HashMap<&str, LocId> = main
-            .locations
-            .iter()
-            .filter_map(|&l| reread.location(l).label.as_deref().map(|name| (name, l)))
+        let by_label: HashMap<&str, LocId> = reread
+            .location_ids()
+            .filter_map(|l| reread.location(l).label.as_deref().map(|name| (name, l)))
             .collect();
         // Re-read label location -> residual location.
         let mut residual_of: HashMap<LocId, LocId> = HashMap::new();
@@ -116,13 +127,81 @@ impl Alignment {
                 }
             }
         }
-        Alignment { prelude, spellings }
+        let mut at_return = vec![Vec::new(); residual.edges.len()];
+        for e in residual.edge_ids() {
+            if let Operation::Call { callee, .. } = residual.edge(e).op {
+                let callee = residual.function(callee);
+                let ends = by_label
+                    .get(location_label(callee.entry).as_str())
+                    .zip(by_label.get(location_label(callee.exit).as_str()));
+                let split = match (spellings[e.index()].take(), ends) {
+                    (Some(path), Some((&entry, &exit))) => split_call(reread, &path, entry, exit, &is_label),
+                    _ => None,
+                };
+                if let Some((at_call, after)) = split {
+                    spellings[e.index()] = Some(at_call);
+                    at_return[e.index()] = after;
+                }
+            }
+        }
+        Alignment {
+            prelude,
+            spellings,
+            at_return,
+        }
     }
 
     /// The number of residual edges without a spelling.
     pub fn unmatched(&self) -> usize {
         self.spellings.iter().filter(|s| s.is_none()).count()
     }
+}
+
+/// Splits the re-read `path` of a kept call into the edges read when the call is made (up to
+/// the re-read call edge, then the callee's path from its entry to `entry`, the location
+/// labelled as the residual callee's entry) and the edges read when it returns (the callee's
+/// path from `exit`, labelled as the residual callee's exit, to its exit, then the rest of
+/// `path`). `None` unless `path` holds exactly one call, of the function `entry` is in, and
+/// both callee paths are unique.
+fn split_call(
+    reread: &Program,
+    path: &[EdgeId],
+    entry: LocId,
+    exit: LocId,
+    is_label: &dyn Fn(LocId) -> bool,
+) -> Option<(Vec<EdgeId>, Vec<EdgeId>)> {
+    let calls: Vec<usize> = (0..path.len())
+        .filter(|&i| matches!(reread.edge(path[i]).op, Operation::Call { .. }))
+        .collect();
+    let &[i] = calls.as_slice() else {
+        return None;
+    };
+    let Operation::Call { callee, .. } = reread.edge(path[i]).op else {
+        return None;
+    };
+    let function = reread.function(callee);
+    if reread.location(entry).func != callee || reread.location(exit).func != callee {
+        return None;
+    }
+    let declarations = if function.entry == entry {
+        Vec::new()
+    } else {
+        unique(
+            paths_to_labels(reread, function.entry, is_label)
+                .into_iter()
+                .filter(|(end, _)| *end == entry),
+        )?
+    };
+    let returning = unique(
+        paths_to_labels(reread, exit, is_label)
+            .into_iter()
+            .filter(|(end, _)| *end == function.exit),
+    )?;
+    let mut at_call = path[..=i].to_vec();
+    at_call.extend(declarations);
+    let mut after = returning;
+    after.extend_from_slice(&path[i + 1..]);
+    Some((at_call, after))
 }
 
 /// The only path of `paths`, if there is exactly one.

@@ -4,8 +4,11 @@
 //! ([`crate::condition::minimise`]): it explores pairs (control state, automaton state) from
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
-//! transition matches. Calls are inlined on the way (a recursive program is refused, so the call stack
-//! is bounded), which makes the residual program one function `main`. The IDENTITY reducer of
+//! transition matches. Calls are inlined on the way (unfolded by call stack; a recursive program
+//! is refused, so the call stack is bounded) where the condition looks inside the callee; a call
+//! the condition cannot tell anything about inside stays a call of a copy of the original function
+//! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
+//! product) and those copies. The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
@@ -18,6 +21,7 @@
 //! [`align`] matches the residual CFA to the one a tool builds from the emitted C).
 
 pub mod align;
+mod calls;
 
 use crate::cfa::expr::Expr;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
@@ -25,6 +29,7 @@ use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
 use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
+use calls::CallKeeper;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use thiserror::Error;
 
@@ -45,10 +50,12 @@ pub enum ReduceError {
 pub struct Origin {
     /// The original location (for inlined callees: the callee's location).
     pub location: LocId,
-    /// The original call edges active there, outermost first.
+    /// The original call edges active there, outermost first; empty in the copies of original
+    /// functions (they are shared by all the calls kept as calls).
     pub call_stack: Vec<EdgeId>,
     /// The states of the minimised condition ([`crate::condition::minimise`]) some run is in;
-    /// empty for the residual state `q_r`.
+    /// empty for the residual state `q_r` and in the copies of original functions (the states
+    /// stay what they were at the call).
     pub automaton_states: BTreeSet<StateId>,
 }
 
@@ -57,10 +64,11 @@ pub struct Origin {
 pub struct Residual {
     pub program: Program,
     /// Per residual location: where it comes from (`None` for helper locations between the
-    /// parameter assignments of an inlined call).
+    /// parameter assignments of an inlined call, and after a kept call that never returns).
     pub origin: Vec<Option<Origin>>,
     /// Per residual edge: the original CFA edge a condition automaton reads when the residual
-    /// program takes it. `None` for edges that read nothing: the second and later parameter
+    /// program takes it (a call kept as a call reads the original call edge, and every edge
+    /// of a copied function its original). `None` for edges that read nothing: the second and later parameter
     /// assignments of an inlined call (the call edge is read by the first), the return from an
     /// inlined callee (returns are silent for conditions) and `main`'s final return.
     pub edge_reads: Vec<Option<EdgeId>>,
@@ -96,9 +104,9 @@ struct ProductNode {
     states: BTreeSet<StateId>,
 }
 
-/// Algorithm 1 REDUCER of seed 001, with calls inlined and the condition determinised (a path
-/// is cut as soon as some run accepts, Def. 2.2), so the residual program is deterministic
-/// whenever the program is, even for unions of conditions.
+/// Algorithm 1 REDUCER of seed 001, with calls inlined where the condition looks inside them
+/// and the condition determinised (a path is cut as soon as some run accepts, Def. 2.2), so the
+/// residual program is deterministic whenever the program is, even for unions of conditions.
 pub fn reduce(
     program: &Program,
     condition: &ConditionAutomaton,
@@ -112,6 +120,7 @@ pub fn reduce(
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
     let runner = ConditionRunner::new(&condition);
+    let mut keeper = CallKeeper::new(program, &runner);
     let mut builder = ResidualBuilder::new(program);
     let initial = runner.initial();
     if runner.accepts(&initial) {
@@ -162,10 +171,34 @@ pub fn reduce(
                 // Covered from here on: cut off.
                 continue;
             }
-            let next = ProductNode {
-                control: node.control.successor(step, program),
-                states,
+            // The callee of a call that stays a call.
+            let kept = match (step, &program.edge(step.edge()).op) {
+                (Step::Edge(_), Operation::Call { callee, .. }) => {
+                    let mut active = vec![program.entry_function];
+                    for c in node.control.call_stack.calls() {
+                        if let Operation::Call { callee, .. } = program.edge(c).op {
+                            active.push(callee);
+                        }
+                    }
+                    keeper.keeps(*callee, &states, &active).then_some(*callee)
+                }
+                _ => None,
             };
+            let control = match kept {
+                Some(callee) if !keeper.returns(callee) => {
+                    // A kept call that never returns: nothing after it.
+                    let end = builder.location(LocationKind::Normal, None);
+                    builder.kept_call(from, end, step.edge());
+                    continue;
+                }
+                // The call stays a call: the product goes on at the return site.
+                Some(_) => ControlState {
+                    location: program.edge(step.edge()).to,
+                    call_stack: node.control.call_stack.clone(),
+                },
+                None => node.control.successor(step, program),
+            };
+            let next = ProductNode { control, states };
             let to = match ids.get(&next) {
                 Some(&l) => l,
                 None => {
@@ -178,7 +211,11 @@ pub fn reduce(
                     l
                 }
             };
-            builder.step(from, to, step, program);
+            if kept.is_some() {
+                builder.kept_call(from, to, step.edge());
+            } else {
+                builder.step(from, to, step, program);
+            }
         }
     }
     Ok(builder.finish(entry, exit))
@@ -190,6 +227,12 @@ struct ResidualBuilder<'p> {
     edges: Vec<Edge>,
     origin: Vec<Option<Origin>>,
     edge_reads: Vec<Option<EdgeId>>,
+    /// Original function -> its copy in the residual program ([`calls`]).
+    copies: HashMap<FuncId, FuncId>,
+    /// The copies, by residual function id minus one (`None` while being copied).
+    copied: Vec<Option<Function>>,
+    /// The original functions with locations in the product (inlined somewhere or `main`).
+    inlined: BTreeSet<FuncId>,
 }
 
 impl<'p> ResidualBuilder<'p> {
@@ -200,13 +243,21 @@ impl<'p> ResidualBuilder<'p> {
             edges: Vec::new(),
             origin: Vec::new(),
             edge_reads: Vec::new(),
+            copies: HashMap::new(),
+            copied: Vec::new(),
+            inlined: BTreeSet::new(),
         }
     }
 
+    /// A new location of the residual `main`.
     fn location(&mut self, kind: LocationKind, origin: Option<Origin>) -> LocId {
+        self.location_in(FuncId(0), kind, origin)
+    }
+
+    fn location_in(&mut self, func: FuncId, kind: LocationKind, origin: Option<Origin>) -> LocId {
         let id = LocId(self.locations.len() as u32);
         self.locations.push(Location {
-            func: FuncId(0),
+            func,
             kind,
             loop_head: false,
             label: None,
@@ -217,6 +268,7 @@ impl<'p> ResidualBuilder<'p> {
 
     fn product_location(&mut self, node: &ProductNode, program: &Program) -> LocId {
         let original = program.location(node.control.location);
+        self.inlined.insert(original.func);
         let kind = match original.kind {
             LocationKind::FunctionExit => LocationKind::Normal,
             k => k,
@@ -294,6 +346,65 @@ impl<'p> ResidualBuilder<'p> {
         }
     }
 
+    /// The call edge `call` kept as a call (of the copy of its callee) from `from` to `to`.
+    fn kept_call(&mut self, from: LocId, to: LocId, call: EdgeId) {
+        let edge = self.original.edge(call);
+        let op = self.copied_op(&edge.op);
+        self.edge(from, to, op, edge.source, Some(call));
+    }
+
+    /// `op` in a copied function or a kept call: calls go to the copies of their callees.
+    fn copied_op(&mut self, op: &Operation) -> Operation {
+        match op {
+            Operation::Call { callee, args, result } => Operation::Call {
+                callee: self.copy_of(*callee),
+                args: args.clone(),
+                result: *result,
+            },
+            op => op.clone(),
+        }
+    }
+
+    /// The residual function that is a copy of the original function `f`: made on first use
+    /// (with copies of the functions it calls), shared afterwards. Its edges read their
+    /// originals.
+    fn copy_of(&mut self, f: FuncId) -> FuncId {
+        if let Some(&c) = self.copies.get(&f) {
+            return c;
+        }
+        let program = self.original;
+        let id = FuncId(self.copied.len() as u32 + 1);
+        self.copies.insert(f, id);
+        self.copied.push(None);
+        let function = program.function(f);
+        let mut at = HashMap::new();
+        for &l in &function.locations {
+            let original = program.location(l);
+            let origin = Origin {
+                location: l,
+                call_stack: Vec::new(),
+                automaton_states: BTreeSet::new(),
+            };
+            let copy = self.location_in(id, original.kind, Some(origin));
+            self.locations[copy.index()].label = original.label.clone();
+            at.insert(l, copy);
+        }
+        for &l in &function.locations {
+            for &e in program.out_edges(l) {
+                let edge = program.edge(e);
+                let op = self.copied_op(&edge.op);
+                self.edge(at[&l], at[&edge.to], op, edge.source, Some(e));
+            }
+        }
+        self.copied[id.index() - 1] = Some(Function {
+            entry: at[&function.entry],
+            exit: at[&function.exit],
+            locations: function.locations.iter().map(|l| at[l]).collect(),
+            ..function.clone()
+        });
+        id
+    }
+
     /// Operations in sequence from `from` to `to` (a skip when there are none). Parameter
     /// assignments in sequence are exact: arguments cannot read the callee's parameters
     /// because Baton rejects recursion. The first edge reads `reads`, the others nothing.
@@ -327,8 +438,12 @@ impl<'p> ResidualBuilder<'p> {
         let main = original.main();
         let mut variables = original.variables.clone();
         for v in &mut variables {
-            if v.scope != Scope::Global {
-                v.scope = Scope::Local(FuncId(0));
+            if let Scope::Local(f) = v.scope {
+                // A function only called has its locals in its copy; inlined ones are `main`'s.
+                v.scope = match self.copies.get(&f) {
+                    Some(&copy) if !self.inlined.contains(&f) => Scope::Local(copy),
+                    _ => Scope::Local(FuncId(0)),
+                };
             }
         }
         let function = Function {
@@ -338,7 +453,10 @@ impl<'p> ResidualBuilder<'p> {
             return_var: main.return_var,
             entry,
             exit,
-            locations: (0..self.locations.len() as u32).map(LocId).collect(),
+            locations: (0..self.locations.len() as u32)
+                .map(LocId)
+                .filter(|l| self.locations[l.index()].func == FuncId(0))
+                .collect(),
             source: main.source,
         };
         let program = Program {
@@ -347,7 +465,9 @@ impl<'p> ResidualBuilder<'p> {
             data_model: original.data_model,
             signed_overflow: original.signed_overflow,
             variables,
-            functions: vec![function],
+            functions: std::iter::once(function)
+                .chain(self.copied.into_iter().flatten())
+                .collect(),
             locations: self.locations,
             edges: self.edges,
             entry_function: FuncId(0),
