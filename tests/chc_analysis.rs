@@ -4,61 +4,25 @@
 //! buggy (`false`, with a counterexample that replays to the error). Verdicts are asserted,
 //! never times.
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
-use baton::cfa::interpreter::{execute, ExecOptions};
-use baton::cfa::types::DataModel;
+#[path = "support/loop_programs.rs"]
+mod loop_programs;
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOutcome};
 use baton::cfa::Program;
-use baton::cpa::monitor::GiveUp;
-use baton::frontend::load_source;
 use baton::verdict::Verdict;
-
-const PRELUDE: &str = "extern int __VERIFIER_nondet_int(void);\nextern unsigned int __VERIFIER_nondet_uint(void);\nvoid reach_error(void) {}\n";
-
-fn program(body: &str) -> Program {
-    load_source("loops.c", &format!("{PRELUDE}{body}"), DataModel::ILP32).expect("test program lowers")
-}
+use loop_programs::{options, program, CALLS, COUNTER, DOWN, NESTED, SUM, TWO_PHASES};
 
 fn chc(p: &Program, give_up: &[&str]) -> AnalysisOutcome {
-    let options = AnalysisOptions {
-        give_up: give_up
-            .iter()
-            .map(|g| g.parse::<GiveUp>().expect("valid give-up"))
-            .collect(),
-        ..Default::default()
-    };
-    run_analysis(AnalysisKind::Chc, p, &options, None)
+    run_analysis(AnalysisKind::Chc, p, &options(give_up), None)
 }
 
-/// `true`, fully verified, with an invariant for each loop head.
 fn assert_safe(body: &str, loops: usize) {
-    let p = program(body);
-    let outcome = chc(&p, &[]);
-    assert_eq!(outcome.verdict, Verdict::True, "{}\n{body}", outcome.reason);
-    assert!(outcome.condition.is_trivial_full());
-    assert!(outcome.counterexample.is_none());
-    assert!(
-        outcome.invariants.len() >= loops,
-        "{loops} loop heads, invariants {:?}",
-        outcome.invariants
-    );
+    loop_programs::assert_safe(AnalysisKind::Chc, &options(&[]), body, loops);
 }
 
-/// `false`, with inputs that replay to the error on the interpreter.
 fn assert_bug(body: &str) -> Vec<i128> {
-    let p = program(body);
-    let outcome = chc(&p, &[]);
-    assert_eq!(outcome.verdict, Verdict::False, "{}\n{body}", outcome.reason);
-    let cex = outcome
-        .counterexample
-        .expect("a false verdict has a counterexample");
-    let run = execute(&p, &cex.inputs, &ExecOptions::default());
-    assert!(run.ending.is_error(), "replay ends with {}", run.ending);
-    cex.inputs
+    loop_programs::assert_bug(AnalysisKind::Chc, &options(&[]), body)
 }
-
-const COUNTER: &str = "int main(void) { int n = __VERIFIER_nondet_int(); int i = 0;\n\
-    while (i < n) { i++; }\n\
-    if (CHECK) reach_error(); return 0; }";
 
 #[test]
 fn counter_to_a_nondet_bound() {
@@ -67,20 +31,11 @@ fn counter_to_a_nondet_bound() {
     assert_eq!(inputs, vec![5]);
 }
 
-const TWO_PHASES: &str = "int main(void) { int n = __VERIFIER_nondet_int(); int i = 0; int j = 0;\n\
-    while (i < n) { i++; }\n\
-    while (j < i) { j++; }\n\
-    if (CHECK) reach_error(); return 0; }";
-
 #[test]
 fn two_phases() {
     assert_safe(&TWO_PHASES.replace("CHECK", "n >= 0 && j != n"), 2);
     assert_eq!(assert_bug(&TWO_PHASES.replace("CHECK", "j == 3")), vec![3]);
 }
-
-const DOWN: &str = "int main(void) { int n = __VERIFIER_nondet_int(); int x = n;\n\
-    while (x > 0) { x -= 3; }\n\
-    if (n >= 0 && x < LIMIT) reach_error(); return 0; }";
 
 #[test]
 fn down_counting() {
@@ -88,20 +43,11 @@ fn down_counting() {
     assert_bug(&DOWN.replace("LIMIT", "-1"));
 }
 
-const SUM: &str = "int main(void) { int s = 0;\n\
-    for (int i = 0; i < 10; i++) { s += i; }\n\
-    if (s CMP 45) reach_error(); return 0; }";
-
 #[test]
 fn sum_with_a_constant_bound() {
     assert_safe(&SUM.replace("CMP", "!="), 1);
     assert_bug(&SUM.replace("CMP", "=="));
 }
-
-const NESTED: &str = "int main(void) { int n = __VERIFIER_nondet_int(); int i = 0;\n\
-    while (i < n) { int j = 0; while (j < i) { j++; }\n\
-      if (CHECK) reach_error(); i++; }\n\
-    return 0; }";
 
 #[test]
 fn nested_counters() {
@@ -109,11 +55,6 @@ fn nested_counters() {
     let inputs = assert_bug(&NESTED.replace("CHECK", "j > 3"));
     assert!(inputs[0] >= 5, "{inputs:?}");
 }
-
-const CALLS: &str = "unsigned int step(unsigned int x) { return x + 2; }\n\
-    int main(void) { unsigned int n = __VERIFIER_nondet_uint(); unsigned int x = 0;\n\
-    while (__VERIFIER_nondet_int()) { x = step(x); }\n\
-    if (x % 2 CMP 0) reach_error(); return 0; }";
 
 #[test]
 fn calls_in_loops_and_unsigned_wrap_around() {

@@ -3,31 +3,24 @@
 //! examples (Fig. 2 with a give-up condition, Fig. 3 as a second, guided stage), loop
 //! invariants, the CLI, and (with `BATON_SV_BENCHMARKS`) no wrong verdict on small tasks.
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+#[path = "support/loop_programs.rs"]
+mod loop_programs;
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOutcome};
 use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::semantics::SignedOverflow;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::condition::{self, ConditionRunner};
 use baton::cpa::engine::Guide;
-use baton::cpa::monitor::GiveUp;
 use baton::frontend::{load_program, load_source};
 use baton::task::Task;
 use baton::verdict::{Classification, Verdict};
+use loop_programs::options;
 use std::path::PathBuf;
 
 fn program(text: &str) -> Program {
     load_source("test.c", text, DataModel::ILP32).expect("test program lowers")
-}
-
-fn options(give_up: &[&str]) -> AnalysisOptions {
-    AnalysisOptions {
-        give_up: give_up
-            .iter()
-            .map(|g| g.parse::<GiveUp>().expect("valid give-up"))
-            .collect(),
-        ..Default::default()
-    }
 }
 
 fn verify(p: &Program, give_up: &[&str]) -> AnalysisOutcome {

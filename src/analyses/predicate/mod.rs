@@ -3,6 +3,8 @@
 //!
 //! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
 //! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
+//! - [`generalise`]: predicates that hold across loop iterations (collected linear terms,
+//!   relations without iteration-specific constants).
 //! - [`cpa`]: the analysis as a CPA on the engine, `baton verify --analysis predicate`.
 //! - [`proof`]: the final ARG and precision saved for re-verifying a later version.
 //! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
@@ -25,6 +27,7 @@
 pub mod abstraction;
 pub mod cpa;
 pub mod formula;
+pub mod generalise;
 pub mod proof;
 pub mod refinement;
 pub mod solver;

@@ -20,15 +20,25 @@
 //! abstraction these predicates rule the path out (the bad region is a conjunction of them), so
 //! a refinement that adds nothing new is reported as [`Refinement::NoProgress`] for the caller
 //! to cut that part of the search instead of looping.
+//!
+//! Weakest preconditions along an unrolled loop name one predicate per unrolling. The atoms
+//! are therefore [`generalise::normalise`]d (exactly), and a boundary at a loop head also gets
+//! predicates that hold across iterations: the relations of its atoms and of the path's
+//! assume conditions without their iteration constants (`j < i`, `j == n` where the atoms say
+//! `(j + 2) < i`, `(j + 2) == n`), and for atoms that look unrolled the values the path fixes
+//! there (`i == 3` where they say `i + 7 < 10`). Extra predicates never make the analysis
+//! unsound, and the atoms themselves still rule the path out.
 
 use super::abstraction::{AbstractState, Precision, Predicate};
 use super::formula::{EncodeError, ExprEncoder, PathFormula, SsaMap};
+use super::generalise;
 use super::solver::{Satisfiability, SolverConfig};
-use crate::cfa::expr::{Expr, ExprKind, UnaryOp};
+use crate::analyses::explicit::{ExplicitCpa, ExplicitState};
+use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics;
 use crate::cfa::types::IntType;
-use crate::cfa::{LocId, Operation, Program, VarId};
-use crate::cpa::Step;
+use crate::cfa::{LocId, Operation, Program, Scope, VarId};
+use crate::cpa::{Cpa, Step, Transfer};
 use z3::ast::{Bool, BV};
 use z3::SatResult;
 
@@ -115,6 +125,7 @@ pub fn analyse(
 
     let relevant = relevant_assumes(blocks, &start, program, config)?;
     let bad = bad_regions(blocks, program, relevant.as_deref());
+    let path_relations = assumed_relations(blocks, program, relevant.as_deref());
     // The pivot: the last boundary whose abstract state excludes its bad region. Boundary 0
     // uses the concrete program start as well.
     let mut pivot = 0;
@@ -137,14 +148,22 @@ pub fn analyse(
 
     let minimal = if options.minimize_predicates {
         let core = core_atoms(blocks, &bad, pivot, &start, program, config)?;
-        new_predicates(blocks, &bad, Some(&core), pivot, precision, program)
+        new_predicates(
+            blocks,
+            &bad,
+            Some(&core),
+            &path_relations,
+            pivot,
+            precision,
+            program,
+        )
     } else {
         Vec::new()
     };
     let predicates = if minimal.is_empty() {
         // Not minimising, or the minimal atoms are tracked already (e.g. the analysis fell
         // back to the Cartesian abstraction somewhere): every atom of the bad regions.
-        new_predicates(blocks, &bad, None, pivot, precision, program)
+        new_predicates(blocks, &bad, None, &path_relations, pivot, precision, program)
     } else {
         minimal
     };
@@ -162,23 +181,47 @@ fn usable_atom(atom: &Expr, program: &Program) -> bool {
 }
 
 /// The predicates for each boundary after the pivot that are not in the precision yet: the
-/// atoms chosen by `core` where it has a choice for the boundary, else every usable atom.
+/// atoms chosen by `core` where it has a choice for the boundary, else every usable atom, in
+/// [`generalise::normalise`]d form. A boundary at a loop head also gets the
+/// [`generalise::relations`] of its bad region's atoms and of `path_relations` (those of the
+/// path's assume conditions) over variables in scope there: candidates for the loop invariant
+/// that hold across iterations, where the atoms alone name one predicate per unrolling.
 fn new_predicates(
     blocks: &[Block],
     bad: &[Vec<Expr>],
     core: Option<&[Option<Vec<Expr>>]>,
+    path_relations: &[Expr],
     pivot: usize,
     precision: &Precision,
     program: &Program,
 ) -> Vec<LocationPredicates> {
+    let mut forward = ForwardValues::new(blocks);
     let mut out = Vec::new();
     for (i, block) in blocks.iter().enumerate().skip(pivot + 1) {
         let atoms: Vec<&Expr> = match core.and_then(|c| c.get(i)).and_then(Option::as_ref) {
             Some(chosen) => chosen.iter().collect(),
             None => bad[i].iter().filter(|a| usable_atom(a, program)).collect(),
         };
+        let mut candidates: Vec<Expr> = atoms.iter().map(|a| generalise::normalise(a)).collect();
+        let location = program.location(block.start);
+        if location.loop_head {
+            candidates.extend(forward.values_for(i, &atoms, program));
+            let in_scope = |e: &Expr| {
+                e.vars().iter().all(|v| {
+                    program
+                        .variables
+                        .get(v.index())
+                        .is_some_and(|x| x.scope == Scope::Global || x.scope == Scope::Local(location.func))
+                })
+            };
+            let own = bad[i]
+                .iter()
+                .filter(|a| usable_atom(a, program))
+                .flat_map(generalise::relations);
+            candidates.extend(own.chain(path_relations.iter().cloned()).filter(in_scope));
+        }
         let mut new: Vec<Predicate> = Vec::new();
-        for atom in atoms {
+        for atom in &candidates {
             if let Some(p) = Predicate::from_condition(atom) {
                 if !precision.contains(block.start, &p) && !new.contains(&p) {
                     new.push(p);
@@ -191,6 +234,102 @@ fn new_predicates(
                 block: i,
                 predicates: new,
             });
+        }
+    }
+    out
+}
+
+/// The values the path fixes at each block start (constant propagation from the program
+/// start), computed when first asked for.
+struct ForwardValues<'b> {
+    blocks: &'b [Block],
+    at_start: Option<Vec<Option<ExplicitState>>>,
+}
+
+impl<'b> ForwardValues<'b> {
+    fn new(blocks: &'b [Block]) -> Self {
+        ForwardValues {
+            blocks,
+            at_start: None,
+        }
+    }
+
+    /// For the variables of the `atoms` at boundary `i` that look unrolled
+    /// ([`generalise::collapses`]) without being related to another variable (no
+    /// [`generalise::relations`]) and that the path fixes there, `x == value`: what an
+    /// interpolant says after a loop with a constant bound was unrolled (`i == 3`, `s == 3`
+    /// where the weakest preconditions name `i + 7 < 10`, `s + 7*i == 24`), and with it the
+    /// analysis knows the values and needs no solver in the loop.
+    fn values_for(&mut self, i: usize, atoms: &[&Expr], program: &Program) -> Vec<Expr> {
+        let mut vars: Vec<VarId> = Vec::new();
+        let unrolled = atoms
+            .iter()
+            .filter(|a| generalise::collapses(a) && generalise::relations(a).is_empty());
+        for atom in unrolled {
+            for v in atom.vars() {
+                if !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+        }
+        if vars.is_empty() {
+            return Vec::new();
+        }
+        let blocks = self.blocks;
+        let at_start = self.at_start.get_or_insert_with(|| {
+            let explicit = ExplicitCpa::new(program);
+            let mut state = Some(explicit.initial_state(program));
+            let mut out = Vec::with_capacity(blocks.len());
+            for block in blocks {
+                out.push(state.clone());
+                for step in &block.steps {
+                    state = state.and_then(|s| match explicit.transfer(&s, *step, &(), program) {
+                        Ok(Transfer::Successors(mut next)) => next.pop(),
+                        _ => None,
+                    });
+                }
+            }
+            out
+        });
+        let Some(Some(values)) = at_start.get(i) else {
+            return Vec::new();
+        };
+        vars.iter()
+            .filter_map(|&v| {
+                let value = values.get(v)?;
+                let ty = program.variables.get(v.index())?.ty;
+                Some(Expr::binary(
+                    BinaryOp::Eq,
+                    Expr::var(v, ty),
+                    Expr::constant(value, ty),
+                    IntType::INT,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The [`generalise::relations`] of the assume conditions on the path (only those of the
+/// `relevant` steps, if given).
+fn assumed_relations(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>]>) -> Vec<Expr> {
+    let mut out: Vec<Expr> = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        for (k, step) in block.steps.iter().enumerate() {
+            let keep = relevant
+                .and_then(|r| r.get(i))
+                .and_then(|b| b.get(k))
+                .copied()
+                .unwrap_or(true);
+            let edge = program.edges.get(step.edge().index());
+            if let (true, Step::Edge(_), Some(Operation::Assume { cond, .. })) =
+                (keep, step, edge.map(|e| &e.op))
+            {
+                for r in generalise::relations(cond) {
+                    if !out.contains(&r) {
+                        out.push(r);
+                    }
+                }
+            }
         }
     }
     out
