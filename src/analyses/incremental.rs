@@ -34,7 +34,7 @@ use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope, SourceL
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::Guide;
 use crate::cpa::Step;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -399,7 +399,7 @@ impl Previous {
 }
 
 /// What a run on an old proof reused.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReuseStats {
     /// Nodes of the old ARG.
     pub old_nodes: usize,
