@@ -367,8 +367,11 @@ impl Previous {
 
     /// checkConformance at a block start: the old node's region if the new block's path
     /// formula `pf` implies it. Where the new run tracks predicates the old region was not
-    /// computed over (its refinements), the region is `abstract_fresh`'s, the analysis' own
-    /// abstraction, provided it entails the old region (so the old subtree still applies).
+    /// computed over (its refinements), the old region is conjoined with `abstract_new`'s
+    /// abstraction of the block over just those predicates: an over-approximation of the
+    /// block (both parts are implied by `pf`) that entails the old region (so the old subtree
+    /// still applies), at the cost of an abstraction over the few new predicates instead of
+    /// all (if it is too weak for a refinement, the node is banned and abstracted anew).
     /// `None` puts the state on the frontier.
     pub fn reuse(
         &self,
@@ -377,24 +380,28 @@ impl Previous {
         predicates: &[Predicate],
         program: &Program,
         config: &SolverConfig,
-        abstract_fresh: impl FnOnce() -> AbstractState,
+        abstract_new: impl FnOnce(&[Predicate]) -> AbstractState,
     ) -> Option<AbstractState> {
         if track.stutter || self.banned.borrow().contains(&track.node) {
             return None;
         }
         let region = self.regions.get(track.node as usize)?.as_ref()?;
         let tracked = &self.tracked[track.node as usize];
-        if predicates.iter().any(|p| !tracked.contains(p)) {
-            let fresh = abstract_fresh();
-            return fresh.entails(region, program, config).then_some(fresh);
-        }
         if !track.identical && !region.is_top() {
             let query = Bool::and(&[pf.formula.clone(), region.to_formula(&pf.ssa, program).not()]);
             if !matches!(config.check(&query), Satisfiability::Unsat) {
                 return None;
             }
         }
-        Some((**region).clone())
+        let new: Vec<Predicate> = predicates
+            .iter()
+            .filter(|p| !tracked.contains(p))
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            return Some((**region).clone());
+        }
+        Some(region.conjoin(&abstract_new(&new)))
     }
 }
 

@@ -217,6 +217,33 @@ impl AbstractState {
         Bool::or(&cubes)
     }
 
+    /// `self ∧ other`, the cubes of both combined. Minterms over two disjoint predicate sets
+    /// give minterms over their union (some may be unsatisfiable: [`Self::entails`] then
+    /// only misses an inclusion, which is sound).
+    pub fn conjoin(&self, other: &AbstractState) -> AbstractState {
+        let cubes = self
+            .cubes
+            .iter()
+            .flat_map(|c| {
+                other.cubes.iter().map(move |d| {
+                    let mut cube = c.clone();
+                    cube.extend(d.iter().filter(|l| !c.contains(l)).cloned());
+                    cube
+                })
+            })
+            .filter(|cube| {
+                !cube.iter().any(|l| {
+                    cube.iter()
+                        .any(|m| m.predicate == l.predicate && m.positive != l.positive)
+                })
+            })
+            .collect();
+        AbstractState {
+            cubes,
+            minterms: self.minterms && other.minterms,
+        }
+    }
+
     /// `self ⊑ other` (every state of `self` is one of `other`), for the stop operator.
     /// A solver that cannot decide yields `false` (not covered), which is always sound.
     pub fn entails(&self, other: &AbstractState, program: &Program, config: &SolverConfig) -> bool {
