@@ -86,6 +86,24 @@ fn change_that_touches_no_predicate_keeps_the_proof() {
 }
 
 #[test]
+fn renamed_local_keeps_the_proof() {
+    // `Example` with `main`'s local `b` renamed: locals are matched by position.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
+    let result = verify(
+        &data("example_renamed.c"),
+        &["--proof-in", proof.to_str().expect("utf-8")],
+    );
+    assert_eq!(result["verdict"], "true");
+    assert_eq!(
+        reuse(&result, "reused_nodes"),
+        reuse(&result, "old_nodes"),
+        "{result}"
+    );
+    assert_eq!(reuse(&result, "new_states"), 0, "{result}");
+}
+
+#[test]
 fn breaking_change_reexplores_from_the_frontier_and_finds_the_bug() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (scratch, proof) = proof_of(&kbfilter("v3"), dir.path(), "v3");

@@ -514,7 +514,7 @@ fn map_functions(old: &Program, new: &Program) -> Vec<Option<FuncId>> {
         .collect()
 }
 
-/// Old variables to new ones of the same (qualified) name, type and scope.
+/// Old variables to new ones of the same (qualified) name, type and scope, or renamed locals.
 fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<Option<VarId>> {
     let by_name: HashMap<&str, VarId> = new
         .variables
@@ -522,7 +522,8 @@ fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<
         .enumerate()
         .map(|(i, v)| (v.name.as_str(), VarId(i as u32)))
         .collect();
-    old.variables
+    let mut map: Vec<Option<VarId>> = old
+        .variables
         .iter()
         .map(|v| {
             let id = *by_name.get(v.name.as_str())?;
@@ -534,7 +535,36 @@ fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<
             };
             (same_scope && n.ty == v.ty).then_some(id)
         })
-        .collect()
+        .collect();
+    // Renamed locals (seed 002): a function whose locals have other names but the same
+    // number and types, in declaration order, maps them by position. Any injective mapping
+    // is sound (a program's meaning does not depend on its variables' names); the region
+    // checks decide whether the old proof still applies.
+    let locals = |p: &Program, f: FuncId| -> Vec<VarId> {
+        (0..p.variables.len())
+            .map(|i| VarId(i as u32))
+            .filter(|&v| p.variable(v).scope == Scope::Local(f))
+            .collect()
+    };
+    for (f, g) in funcs.iter().enumerate() {
+        let Some(g) = *g else { continue };
+        let (old_locals, new_locals) = (locals(old, FuncId(f as u32)), locals(new, g));
+        let names = |p: &Program, vs: &[VarId]| -> HashSet<String> {
+            vs.iter().map(|&v| p.variable(v).name.clone()).collect()
+        };
+        let renamed = old_locals.len() == new_locals.len()
+            && names(old, &old_locals) != names(new, &new_locals)
+            && old_locals.iter().zip(&new_locals).all(|(&a, &b)| {
+                let (a, b) = (old.variable(a), new.variable(b));
+                a.ty == b.ty && a.array == b.array && a.temporary == b.temporary
+            });
+        if renamed {
+            for (a, b) in old_locals.into_iter().zip(new_locals) {
+                map[a.index()] = Some(b);
+            }
+        }
+    }
+    map
 }
 
 /// Old locations to new ones, for the precision: function entries and exits by function,
