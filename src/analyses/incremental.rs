@@ -5,8 +5,8 @@
 //!
 //! - *matchEdges* (Alg. 2): the steps out of a new state are matched to the children of the
 //!   old node it follows. Branches match only a syntactically identical condition (after the
-//!   variables are mapped by name); a basic-block edge matches the old one edge of a node with
-//!   one edge. A line diff of the two sources ([`similar`]) makes the walk robust to inserted
+//!   variables are mapped by name, a function's renamed locals by position); a basic-block
+//!   edge matches the old one edge of a node with one edge. A line diff of the two sources ([`similar`]) makes the walk robust to inserted
 //!   and deleted lines: a new statement on an inserted line is stepped over (the new state
 //!   keeps following the same old node), an old statement on a deleted line is skipped.
 //! - *checkConformance* (Alg. 1): where the new exploration reaches a block start, the old
