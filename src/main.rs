@@ -222,6 +222,10 @@ struct BenchArgs {
     /// An sv-benchmarks .set file of task patterns.
     #[arg(long)]
     set: Option<PathBuf>,
+    /// Version sequences (YAML, see benchmarks/incremental/sequences.yaml): predicate run
+    /// definitions also run them incrementally, as NAME.incremental.
+    #[arg(long)]
+    sequences: Option<PathBuf>,
     /// A run definition NAME='ARGS after baton' (repeatable), e.g. e='verify --analysis explicit'.
     #[arg(long = "run", value_name = "NAME=ARGS")]
     runs: Vec<String>,
@@ -774,6 +778,7 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         manifest: a.manifest,
         table: a.table,
         set: a.set,
+        sequences: a.sequences,
         runs: a.runs,
         timelimit: a.timelimit,
         hardtimelimit: a.hardtimelimit,

@@ -65,15 +65,12 @@ fn unchanged_program_explores_no_new_state() {
     }
 }
 
-#[test]
-fn change_that_touches_no_predicate_keeps_the_proof() {
-    // Seed 002's Example1: a counter and a data buffer added to Example.
+/// Verifies `version` of Example from Example's proof: it must keep the whole proof, true,
+/// with at most `new_states` states explored anew.
+fn keeps_examples_proof(version: &str, new_states: u64) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
-    let result = verify(
-        &data("example1.c"),
-        &["--proof-in", proof.to_str().expect("utf-8")],
-    );
+    let result = verify(&data(version), &["--proof-in", proof.to_str().expect("utf-8")]);
     assert_eq!(result["verdict"], "true");
     assert_eq!(
         reuse(&result, "reused_nodes"),
@@ -81,8 +78,20 @@ fn change_that_touches_no_predicate_keeps_the_proof() {
         "{result}"
     );
     assert_eq!(reuse(&result, "frontier"), 0, "{result}");
-    // Only the added statements are new states.
-    assert!(reuse(&result, "new_states") <= 3, "{result}");
+    assert!(reuse(&result, "new_states") <= new_states, "{result}");
+}
+
+#[test]
+fn change_that_touches_no_predicate_keeps_the_proof() {
+    // Seed 002's Example1: a counter and a data buffer added to Example; only the added
+    // statements are new states.
+    keeps_examples_proof("example1.c", 3);
+}
+
+#[test]
+fn renamed_local_keeps_the_proof() {
+    // `Example` with `main`'s local `b` renamed: locals are matched by position.
+    keeps_examples_proof("example_renamed.c", 0);
 }
 
 #[test]
@@ -250,4 +259,104 @@ fn flow_stage_continues_from_the_previous_proof() {
     let report = run("v4");
     assert_eq!(report["verdict"], "false(unreach-call)", "{report}");
     assert_eq!(report["confirmed"], true, "{report}");
+}
+
+/// `bench --sequences`: results of `bench` in `dir/out` (the lines of `results.jsonl`).
+fn bench_sequences(dir: &Path, sequences: &Path) -> Vec<Value> {
+    let out = dir.join("out");
+    let (code, stdout, err) = baton(&[
+        "bench",
+        "--sequences",
+        sequences.to_str().expect("utf-8"),
+        "--run",
+        "p=verify --analysis predicate --give-up cpu-time=60s",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let jsonl = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
+    jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+#[test]
+fn bench_runs_a_sequence_from_scratch_and_incrementally() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sequences = dir.path().join("sequences.yaml");
+    let kb = format!("{}/benchmarks/incremental/kbfilter", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &sequences,
+        format!("sequences:\n  - name: kb\n    versions: [{kb}/kbfilter_v3.yml, {kb}/kbfilter_v4.yml]\n"),
+    )
+    .expect("write");
+    let results = bench_sequences(dir.path(), &sequences);
+    let run = |rd: &str, version: &str| -> &Value {
+        results
+            .iter()
+            .find(|r| r["run_definition"] == rd && r["task"].as_str().is_some_and(|t| t.ends_with(version)))
+            .unwrap_or_else(|| panic!("no {rd} run on {version}: {results:?}"))
+    };
+    assert_eq!(results.len(), 4, "{results:?}");
+    for rd in ["p", "p.incremental"] {
+        assert_eq!(run(rd, "kbfilter_v3.yml")["verdict"], "true");
+        assert_eq!(run(rd, "kbfilter_v4.yml")["verdict"], "false(unreach-call)");
+        assert_eq!(run(rd, "kbfilter_v4.yml")["sequence"]["index"], 1);
+        assert!(run(rd, "kbfilter_v4.yml")["reached_states"].as_u64() > Some(0));
+    }
+    // The first version leaves a proof, the second starts from it.
+    let first = run("p.incremental", "kbfilter_v3.yml");
+    assert!(first["incremental"].is_null(), "{first}");
+    let second = run("p.incremental", "kbfilter_v4.yml");
+    let args: Vec<&str> = second["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        args.windows(2)
+            .any(|w| w[0] == "--proof-in" && w[1].ends_with("kb/0.proof")),
+        "{args:?}"
+    );
+    assert!(reuse(second, "reused_nodes") > 0, "{second}");
+    assert!(run("p", "kbfilter_v4.yml")["incremental"].is_null());
+    // Both run sets are result files `table` compares.
+    let (code, table, err) = baton(&["table", dir.path().join("out").to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(table.contains("p.incremental"), "{table}");
+    // A rerun resumes every run, the incremental ones too (their proofs are there).
+    let again = bench_sequences(dir.path(), &sequences);
+    assert_eq!(again.len(), 4, "nothing performed again: {again:?}");
+    // Without its proof, the second incremental run is performed again, the first too.
+    std::fs::remove_file(dir.path().join("out/proofs/p.incremental/kb/0.proof")).expect("proof");
+    let again = bench_sequences(dir.path(), &sequences);
+    assert_eq!(again.len(), 6, "{again:?}");
+}
+
+#[test]
+fn sequences_with_a_task_twice_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sequences = dir.path().join("sequences.yaml");
+    let v1 = kbfilter("v1");
+    std::fs::write(
+        &sequences,
+        format!("sequences:\n  - name: a\n    versions: [{v1}]\n  - name: b\n    versions:\n      - {v1}\n"),
+    )
+    .expect("write");
+    let (code, _, err) = baton(&[
+        "bench",
+        "--sequences",
+        sequences.to_str().expect("utf-8"),
+        "--run",
+        "p=verify --analysis predicate",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sequences.yaml:6:") && err.contains("sequence `a`"),
+        "{err}"
+    );
 }

@@ -5,8 +5,8 @@
 //!
 //! - *matchEdges* (Alg. 2): the steps out of a new state are matched to the children of the
 //!   old node it follows. Branches match only a syntactically identical condition (after the
-//!   variables are mapped by name); a basic-block edge matches the old one edge of a node with
-//!   one edge. A line diff of the two sources ([`similar`]) makes the walk robust to inserted
+//!   variables are mapped by name, a function's renamed locals by position); a basic-block
+//!   edge matches the old one edge of a node with one edge. A line diff of the two sources ([`similar`]) makes the walk robust to inserted
 //!   and deleted lines: a new statement on an inserted line is stepped over (the new state
 //!   keeps following the same old node), an old statement on a deleted line is skipped.
 //! - *checkConformance* (Alg. 1): where the new exploration reaches a block start, the old
@@ -34,7 +34,7 @@ use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope, SourceL
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::Guide;
 use crate::cpa::Step;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -367,8 +367,11 @@ impl Previous {
 
     /// checkConformance at a block start: the old node's region if the new block's path
     /// formula `pf` implies it. Where the new run tracks predicates the old region was not
-    /// computed over (its refinements), the region is `abstract_fresh`'s, the analysis' own
-    /// abstraction, provided it entails the old region (so the old subtree still applies).
+    /// computed over (its refinements), the old region is conjoined with `abstract_new`'s
+    /// abstraction of the block over just those predicates: an over-approximation of the
+    /// block (both parts are implied by `pf`) that entails the old region (so the old subtree
+    /// still applies), at the cost of an abstraction over the few new predicates instead of
+    /// all (if it is too weak for a refinement, the node is banned and abstracted anew).
     /// `None` puts the state on the frontier.
     pub fn reuse(
         &self,
@@ -377,29 +380,33 @@ impl Previous {
         predicates: &[Predicate],
         program: &Program,
         config: &SolverConfig,
-        abstract_fresh: impl FnOnce() -> AbstractState,
+        abstract_new: impl FnOnce(&[Predicate]) -> AbstractState,
     ) -> Option<AbstractState> {
         if track.stutter || self.banned.borrow().contains(&track.node) {
             return None;
         }
         let region = self.regions.get(track.node as usize)?.as_ref()?;
         let tracked = &self.tracked[track.node as usize];
-        if predicates.iter().any(|p| !tracked.contains(p)) {
-            let fresh = abstract_fresh();
-            return fresh.entails(region, program, config).then_some(fresh);
-        }
         if !track.identical && !region.is_top() {
             let query = Bool::and(&[pf.formula.clone(), region.to_formula(&pf.ssa, program).not()]);
             if !matches!(config.check(&query), Satisfiability::Unsat) {
                 return None;
             }
         }
-        Some((**region).clone())
+        let new: Vec<Predicate> = predicates
+            .iter()
+            .filter(|p| !tracked.contains(p))
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            return Some((**region).clone());
+        }
+        Some(region.conjoin(&abstract_new(&new)))
     }
 }
 
 /// What a run on an old proof reused.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReuseStats {
     /// Nodes of the old ARG.
     pub old_nodes: usize,
@@ -507,7 +514,7 @@ fn map_functions(old: &Program, new: &Program) -> Vec<Option<FuncId>> {
         .collect()
 }
 
-/// Old variables to new ones of the same (qualified) name, type and scope.
+/// Old variables to new ones of the same (qualified) name, type and scope, or renamed locals.
 fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<Option<VarId>> {
     let by_name: HashMap<&str, VarId> = new
         .variables
@@ -515,7 +522,8 @@ fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<
         .enumerate()
         .map(|(i, v)| (v.name.as_str(), VarId(i as u32)))
         .collect();
-    old.variables
+    let mut map: Vec<Option<VarId>> = old
+        .variables
         .iter()
         .map(|v| {
             let id = *by_name.get(v.name.as_str())?;
@@ -527,7 +535,36 @@ fn map_variables(old: &Program, new: &Program, funcs: &[Option<FuncId>]) -> Vec<
             };
             (same_scope && n.ty == v.ty).then_some(id)
         })
-        .collect()
+        .collect();
+    // Renamed locals (seed 002): a function whose locals have other names but the same
+    // number and types, in declaration order, maps them by position. Any injective mapping
+    // is sound (a program's meaning does not depend on its variables' names); the region
+    // checks decide whether the old proof still applies.
+    let locals = |p: &Program, f: FuncId| -> Vec<VarId> {
+        (0..p.variables.len())
+            .map(|i| VarId(i as u32))
+            .filter(|&v| p.variable(v).scope == Scope::Local(f))
+            .collect()
+    };
+    for (f, g) in funcs.iter().enumerate() {
+        let Some(g) = *g else { continue };
+        let (old_locals, new_locals) = (locals(old, FuncId(f as u32)), locals(new, g));
+        let names = |p: &Program, vs: &[VarId]| -> HashSet<String> {
+            vs.iter().map(|&v| p.variable(v).name.clone()).collect()
+        };
+        let renamed = old_locals.len() == new_locals.len()
+            && names(old, &old_locals) != names(new, &new_locals)
+            && old_locals.iter().zip(&new_locals).all(|(&a, &b)| {
+                let (a, b) = (old.variable(a), new.variable(b));
+                a.ty == b.ty && a.array == b.array && a.temporary == b.temporary
+            });
+        if renamed {
+            for (a, b) in old_locals.into_iter().zip(new_locals) {
+                map[a.index()] = Some(b);
+            }
+        }
+    }
+    map
 }
 
 /// Old locations to new ones, for the precision: function entries and exits by function,

@@ -528,6 +528,7 @@ pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
             args,
             tasks,
             settings,
+            incremental: false,
         });
     }
     Ok(Benchmark {
@@ -535,6 +536,7 @@ pub fn load_benchmark_xml(path: &Path) -> Result<Benchmark, BenchError> {
         run_definitions,
         limits,
         warnings: r.warnings,
+        sequences: Vec::new(),
     })
 }
 

@@ -23,6 +23,7 @@ pub mod inputs;
 pub mod plots;
 pub mod report;
 pub mod runner;
+pub mod sequences;
 pub mod table;
 
 use std::collections::HashMap;
@@ -34,6 +35,7 @@ pub use definition::load_benchmark_xml;
 pub use inputs::{parse_run_definition, tasks_from_manifest, tasks_from_set};
 pub use report::{Category, RunResult};
 pub use runner::{run_benchmark, BenchOptions, BenchOutcome};
+pub use sequences::{load_sequences, Sequence};
 pub use table::{keep_common_tasks, load_results, render_html, render_text, scatter_pairs};
 
 /// Why a benchmark cannot be run or a result cannot be read or written.
@@ -80,6 +82,9 @@ pub struct RunDefinition {
     pub tasks: Vec<PathBuf>,
     /// What the benchmark definition says about single tasks (absent: nothing).
     pub settings: HashMap<PathBuf, TaskSettings>,
+    /// Incremental (seed 002): the tasks are versions of the benchmark's [`Sequence`]s, run in
+    /// order, each from the proof the run on the version before left (`--proof-in/--proof-out`).
+    pub incremental: bool,
 }
 
 /// What a benchmark definition's `<tasks>` element adds to the runs of its tasks.
@@ -101,6 +106,7 @@ impl RunDefinition {
             args,
             tasks,
             settings: HashMap::new(),
+            incremental: false,
         }
     }
 
@@ -176,6 +182,9 @@ pub struct Benchmark {
     pub limits: BenchLimits,
     /// Problems that do not stop the benchmark (e.g. a pattern that matches no file).
     pub warnings: Vec<String>,
+    /// Version sequences: their versions are tasks of every run definition, and incremental
+    /// run definitions run them in order.
+    pub sequences: Vec<Sequence>,
 }
 
 /// What the command line asks for: a benchmark definition XML or tasks plus run definitions,
@@ -191,6 +200,9 @@ pub struct BenchRequest {
     pub table: Option<String>,
     /// An sv-benchmarks `.set` file.
     pub set: Option<PathBuf>,
+    /// A file of version sequences ([`sequences`]): each predicate `verify` run definition
+    /// also runs them incrementally, as run definition `NAME.incremental`.
+    pub sequences: Option<PathBuf>,
     /// Run definitions `NAME=ARGS`.
     pub runs: Vec<String>,
     /// `--timelimit`, `--hardtimelimit`, `--memlimit` texts.
@@ -211,6 +223,7 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
             run_definitions: Vec::new(),
             limits: BenchLimits::default(),
             warnings: Vec::new(),
+            sequences: Vec::new(),
         },
     };
     if let Some(name) = &request.name {
@@ -229,6 +242,11 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
     if let Some(set) = &request.set {
         inputs::push_unique(&mut tasks, tasks_from_set(set, &mut bench.warnings)?);
     }
+    if let Some(path) = &request.sequences {
+        bench.sequences = load_sequences(path)?;
+        let versions = bench.sequences.iter().flat_map(|s| s.versions.iter().cloned());
+        inputs::push_unique(&mut tasks, versions);
+    }
     for rd in &mut bench.run_definitions {
         inputs::push_unique(&mut rd.tasks, tasks.iter().cloned());
     }
@@ -243,6 +261,7 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
             .run_definitions
             .push(RunDefinition::new(name, args, tasks.clone()));
     }
+    add_incremental_run_definitions(&mut bench)?;
     skip_unsupported_tasks(&mut bench)?;
     if bench.run_definitions.is_empty() {
         return Err(BenchError::Invalid(
@@ -267,6 +286,67 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
         bench.limits.memory = Some(parse_memory(m)?);
     }
     Ok(bench)
+}
+
+/// With version sequences: for every run definition of the predicate analysis (`verify
+/// --analysis predicate`), a run definition `NAME.incremental` with the same arguments that
+/// runs the sequences' versions incrementally; other run definitions run them from scratch
+/// only (a warning says so).
+fn add_incremental_run_definitions(bench: &mut Benchmark) -> Result<(), BenchError> {
+    if bench.sequences.is_empty() {
+        return Ok(());
+    }
+    let versions: Vec<PathBuf> = bench
+        .sequences
+        .iter()
+        .flat_map(|s| s.versions.iter().cloned())
+        .collect();
+    let mut added = Vec::new();
+    for rd in &bench.run_definitions {
+        let predicate = rd.args.first().is_some_and(|a| a == "verify")
+            && (rd
+                .args
+                .windows(2)
+                .any(|w| w[0] == "--analysis" && w[1] == "predicate")
+                || rd.args.iter().any(|a| a == "--analysis=predicate"));
+        if !predicate {
+            bench.warnings.push(format!(
+                "run definition `{}` runs the sequences from scratch only (proofs need `verify --analysis predicate`)",
+                rd.name
+            ));
+            continue;
+        }
+        if rd
+            .args
+            .iter()
+            .any(|a| a.starts_with("--proof-in") || a.starts_with("--proof-out"))
+        {
+            return Err(BenchError::Invalid(format!(
+                "run definition `{}`: with --sequences, Baton gives the proof files itself",
+                rd.name
+            )));
+        }
+        let name = format!("{}.incremental", rd.name);
+        if bench.run_definitions.iter().any(|r| r.name == name) {
+            return Err(BenchError::Invalid(format!(
+                "run definition `{name}` exists: it is the name of `{}` run incrementally",
+                rd.name
+            )));
+        }
+        added.push(RunDefinition {
+            name,
+            tasks: rd
+                .tasks
+                .iter()
+                .filter(|t| versions.contains(t))
+                .cloned()
+                .collect(),
+            incremental: true,
+            ..rd.clone()
+        });
+    }
+    bench.run_definitions.extend(added);
+    Ok(())
 }
 
 /// Drops the tasks Baton does not verify (no `unreach-call` property, read by content) from

@@ -2,6 +2,7 @@
 //! XML (readable by BenchExec's `table-generator`), CSV, and the summary table.
 
 use super::{BenchLimits, RunDefinition};
+use crate::analyses::incremental::ReuseStats;
 use crate::verdict::Verdict;
 use quick_xml::escape::escape;
 use serde::{Deserialize, Serialize};
@@ -75,6 +76,24 @@ pub struct RunResult {
     pub host: Option<String>,
     #[serde(default)]
     pub version: Option<String>,
+    /// The version sequence the task belongs to and its position there (from 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<SequencePosition>,
+    /// States the analysis reached (its `reached_states`), if it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_states: Option<u64>,
+    /// What an incremental run reused of the previous version's proof (its `incremental`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incremental: Option<ReuseStats>,
+}
+
+/// Where a task stands in a version sequence.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SequencePosition {
+    /// The sequence's name.
+    pub name: String,
+    /// The version's position, 0 for the first.
+    pub index: usize,
 }
 
 impl RunResult {
@@ -250,6 +269,18 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
         col("starttime", r.started.clone(), true);
         col("status", r.status.clone(), false);
         col("walltime", format!("{:.6}s", r.wall_time_s), false);
+        if let Some(n) = r.reached_states {
+            col("states", n.to_string(), false);
+        }
+        if let Some(i) = &r.incremental {
+            col("new states", i.new_states.to_string(), false);
+            col("reused nodes", i.reused_nodes.to_string(), false);
+            col("old nodes", i.old_nodes.to_string(), false);
+            col("frontier", i.frontier.to_string(), true);
+        }
+        if let Some(p) = &r.sequence {
+            col("sequence", format!("{}#{}", p.name, p.index), true);
+        }
         out.push_str("  </run>\n");
     }
     out.push_str("</result>\n");
@@ -258,7 +289,7 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
 
 /// Header line of the CSV file.
 pub const CSV_HEADER: &str =
-    "task,run_definition,expected,verdict,status,category,score,cpu_s,wall_s,memory_B";
+    "task,run_definition,expected,verdict,status,category,score,cpu_s,wall_s,memory_B,sequence,sequence_index,states,new_states,reused_nodes,old_nodes";
 
 /// Quotes a CSV field when it needs it.
 fn csv_field(s: &str) -> String {
@@ -271,11 +302,14 @@ fn csv_field(s: &str) -> String {
 
 /// The CSV of results, one line per run.
 pub fn results_csv(results: &[&RunResult]) -> String {
+    fn opt<T: ToString>(v: Option<T>) -> String {
+        v.map(|v| v.to_string()).unwrap_or_default()
+    }
     let mut out = format!("{CSV_HEADER}\n");
     for r in results {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{:.3},{:.3},{}",
+            "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{}",
             csv_field(&r.task),
             csv_field(&r.run_definition),
             r.expected.map(|e| e.to_string()).unwrap_or_default(),
@@ -285,7 +319,13 @@ pub fn results_csv(results: &[&RunResult]) -> String {
             r.score,
             r.cpu_time_s,
             r.wall_time_s,
-            r.memory_bytes.map(|m| m.to_string()).unwrap_or_default()
+            r.memory_bytes.map(|m| m.to_string()).unwrap_or_default(),
+            csv_field(r.sequence.as_ref().map_or("", |p| p.name.as_str())),
+            opt(r.sequence.as_ref().map(|p| p.index)),
+            opt(r.reached_states),
+            opt(r.incremental.map(|i| i.new_states)),
+            opt(r.incremental.map(|i| i.reused_nodes)),
+            opt(r.incremental.map(|i| i.old_nodes)),
         );
     }
     out

@@ -1,7 +1,7 @@
 //! Running a benchmark: runs in parallel as subprocesses under limits, results recorded as
 //! they finish, earlier results of the same output directory resumed.
 
-use super::report::{self, Category, RunResult, XmlHeader};
+use super::report::{self, Category, RunResult, SequencePosition, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
 use crate::cli_json;
 use crate::exec::{self, lifecycle, ExecError, Limits, RunStatus, ToolCommand};
@@ -57,8 +57,26 @@ struct Job {
     expected: Option<bool>,
     /// The property file of the run: the benchmark definition's, else the task's.
     property_file: Option<PathBuf>,
-    /// The run's arguments as the run definition gives them (see [`RunDefinition::args_for`]).
+    /// The run's arguments as the run definition gives them (see [`RunDefinition::args_for`]),
+    /// with the proof files of an incremental run.
     args: Vec<String>,
+    /// The task's place in a version sequence.
+    sequence: Option<SequencePosition>,
+    /// The proof an incremental run starts from: if the run on the version before left none
+    /// (it was killed), this run is from scratch and its recorded arguments say so.
+    proof_in: Option<PathBuf>,
+}
+
+/// Runs one worker performs in order: one run, or the versions of a sequence in an
+/// incremental run definition (each needs the proof of the one before).
+type Chain = Vec<Job>;
+
+/// Where an incremental run definition keeps the proof of a sequence's version.
+fn proof_path(proofs: &Path, rd: &RunDefinition, position: &SequencePosition) -> PathBuf {
+    proofs
+        .join(&rd.name)
+        .join(&position.name)
+        .join(format!("{}.proof", position.index))
 }
 
 /// Makes relative path arguments that exist (relative to the current directory) absolute,
@@ -117,7 +135,17 @@ fn perform(
     options: &BenchOptions,
 ) -> Option<RunResult> {
     let started = SystemTime::now();
-    let args = absolutize(&job.args, cwd);
+    let mut run_args = job.args.clone();
+    if let Some(p) = job.proof_in.as_ref().filter(|p| !p.exists()) {
+        let value = p.display().to_string();
+        if let Some(i) = run_args
+            .windows(2)
+            .position(|w| w[0] == "--proof-in" && w[1] == value)
+        {
+            run_args.drain(i..i + 2);
+        }
+    }
+    let args = absolutize(&run_args, cwd);
     let mut argv: Vec<String> = vec![options.executable.display().to_string()];
     argv.extend(args.iter().cloned());
     argv.push(job.task.display().to_string());
@@ -133,7 +161,7 @@ fn perform(
     let task = job.task.display().to_string();
     let mut result = RunResult {
         run_definition: rd.name.clone(),
-        args: job.args.clone(),
+        args: run_args,
         limits: bench.limits.key(),
         task: task.clone(),
         expected: job.expected,
@@ -155,6 +183,9 @@ fn perform(
         }),
         host: Some(report::hostname()),
         version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        sequence: job.sequence.clone(),
+        reached_states: None,
+        incremental: None,
     };
     let rel_log = format!("logs/{}/{}", rd.name, log_name(&job.task));
     let mut log = format!("command: {}\n", argv.join(" "));
@@ -245,6 +276,14 @@ fn judge(result: &mut RunResult, stdout: &str) {
         .and_then(|v| v.get("reason"))
         .and_then(|v| v.as_str())
         .map(str::to_string);
+    result.reached_states = value
+        .as_ref()
+        .and_then(|v| v.get("reached_states"))
+        .and_then(|v| v.as_u64());
+    result.incremental = value
+        .as_ref()
+        .and_then(|v| v.get("incremental"))
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
     result.score = verdict.score(result.expected);
     result.category = match verdict.classify(result.expected) {
         Classification::Correct => Category::Correct,
@@ -524,12 +563,51 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
     // Absolute: runs start in their own folders.
     let logs =
         std::path::absolute(dir.join("logs")).map_err(|e| BenchError::io(dir, "no absolute path", e))?;
-    let args_for = |rd: &RunDefinition, t: &Path| rd.args_for(t, &logs.join(&rd.name));
+    let proofs = logs.with_file_name("proofs");
+    let positions: HashMap<&Path, SequencePosition> = bench
+        .sequences
+        .iter()
+        .flat_map(|s| {
+            s.versions.iter().enumerate().map(|(index, v)| {
+                let name = s.name.clone();
+                (v.as_path(), SequencePosition { name, index })
+            })
+        })
+        .collect();
+    // An incremental run's proofs: the one it starts from (none for a first version) and the
+    // one it leaves.
+    let proofs_of = |rd: &RunDefinition, t: &Path| -> Option<(Option<PathBuf>, PathBuf)> {
+        let position = positions.get(t).filter(|_| rd.incremental)?;
+        let before = position.index.checked_sub(1).map(|index| SequencePosition {
+            name: position.name.clone(),
+            index,
+        });
+        Some((
+            before.map(|b| proof_path(&proofs, rd, &b)),
+            proof_path(&proofs, rd, position),
+        ))
+    };
+    let args_for = |rd: &RunDefinition, t: &Path| {
+        let mut args = rd.args_for(t, &logs.join(&rd.name));
+        if let Some((before, after)) = proofs_of(rd, t) {
+            if let Some(before) = before {
+                args.extend(["--proof-in".to_string(), before.display().to_string()]);
+            }
+            args.extend(["--proof-out".to_string(), after.display().to_string()]);
+        }
+        args
+    };
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, "cannot create", e))?;
     // `${logfile_path}` names these folders: they exist before the first run.
     for rd in &bench.run_definitions {
         let logs = dir.join("logs").join(&rd.name);
         std::fs::create_dir_all(&logs).map_err(|e| BenchError::io(&logs, "cannot create", e))?;
+        if rd.incremental {
+            for s in &bench.sequences {
+                let folder = proofs.join(&rd.name).join(&s.name);
+                std::fs::create_dir_all(&folder).map_err(|e| BenchError::io(&folder, "cannot create", e))?;
+            }
+        }
     }
     let jsonl_path = dir.join(RESULTS_JSONL);
     let (earlier, torn) = read_jsonl(&jsonl_path)?;
@@ -555,27 +633,63 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             }
         }
     }
-    let resumed: usize = recorder.results.iter().map(HashMap::len).sum();
-    let mut queue = VecDeque::new();
+    // An incremental run is resumed only after the runs on the versions before it, and only
+    // if the proof it left is there for the next.
     for (i, rd) in bench.run_definitions.iter().enumerate() {
-        for t in &rd.tasks {
-            if !recorder.results[i].contains_key(t) {
-                let task = loaded.get(t);
-                queue.push_back(Job {
-                    rundef: i,
-                    task: t.clone(),
-                    expected: task.and_then(|x| x.expected),
-                    property_file: rd
-                        .settings
-                        .get(t)
-                        .and_then(|s| s.property_file.clone())
-                        .or_else(|| task.and_then(|x| x.property_file.clone())),
-                    args: args_for(rd, t),
-                });
+        if !rd.incremental {
+            continue;
+        }
+        for s in &bench.sequences {
+            let mut broken = false;
+            for v in s.versions.iter().filter(|v| rd.tasks.contains(v)) {
+                let kept = !broken
+                    && recorder.results[i].contains_key(v)
+                    && proofs_of(rd, v).is_some_and(|(_, after)| after.exists());
+                if !kept {
+                    broken = true;
+                    recorder.results[i].remove(v);
+                }
             }
         }
     }
-    let planned = queue.len();
+    let resumed: usize = recorder.results.iter().map(HashMap::len).sum();
+    let job = |i: usize, rd: &RunDefinition, t: &PathBuf| {
+        let task = loaded.get(t);
+        Job {
+            rundef: i,
+            task: t.clone(),
+            expected: task.and_then(|x| x.expected),
+            property_file: rd
+                .settings
+                .get(t)
+                .and_then(|s| s.property_file.clone())
+                .or_else(|| task.and_then(|x| x.property_file.clone())),
+            args: args_for(rd, t),
+            sequence: positions.get(t.as_path()).cloned(),
+            proof_in: proofs_of(rd, t).and_then(|(before, _)| before),
+        }
+    };
+    let mut queue: VecDeque<Chain> = VecDeque::new();
+    for (i, rd) in bench.run_definitions.iter().enumerate() {
+        let todo = |t: &&PathBuf| !recorder.results[i].contains_key(*t);
+        if rd.incremental {
+            for s in &bench.sequences {
+                let chain: Chain = s
+                    .versions
+                    .iter()
+                    .filter(|v| rd.tasks.contains(v))
+                    .filter(todo)
+                    .map(|t| job(i, rd, t))
+                    .collect();
+                if !chain.is_empty() {
+                    queue.push_back(chain);
+                }
+            }
+        } else {
+            queue.extend(rd.tasks.iter().filter(todo).map(|t| vec![job(i, rd, t)]));
+        }
+    }
+    let planned: usize = queue.iter().map(Vec::len).sum();
     let cwd = std::env::current_dir().map_err(|e| BenchError::io(".", "no current directory", e))?;
     recorder.flush()?;
 
@@ -589,18 +703,23 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
             let tx = tx.clone();
             let queue = &queue;
             let cwd = &cwd;
-            s.spawn(move || loop {
-                let job = match queue.lock() {
+            s.spawn(move || 'chains: loop {
+                let chain = match queue.lock() {
                     Ok(mut q) if lifecycle::stop_requested().is_none() => q.pop_front(),
                     _ => None,
                 };
-                let Some(job) = job else { break };
-                let rd = &bench.run_definitions[job.rundef];
-                let Some(result) = perform(&job, rd, cwd, bench, options) else {
-                    break;
-                };
-                if tx.send((job.rundef, result)).is_err() {
-                    break;
+                let Some(chain) = chain else { break };
+                for job in chain {
+                    if lifecycle::stop_requested().is_some() {
+                        break 'chains;
+                    }
+                    let rd = &bench.run_definitions[job.rundef];
+                    let Some(result) = perform(&job, rd, cwd, bench, options) else {
+                        break 'chains;
+                    };
+                    if tx.send((job.rundef, result)).is_err() {
+                        break 'chains;
+                    }
                 }
             });
         }

@@ -2,9 +2,10 @@
 //! (results table, SV-COMP scores, quantile plot and scatter plot as inline SVG).
 
 use super::parse_xml;
-use super::report::{self, parse_verdict, Category, Counts, RunResult};
+use super::report::{self, parse_verdict, Category, Counts, RunResult, SequencePosition};
 use super::runner::{read_jsonl, RESULTS_JSONL};
 use super::{plots, BenchError};
+use crate::analyses::incremental::ReuseStats;
 use crate::xml::Element;
 use quick_xml::escape::escape;
 use std::collections::HashMap;
@@ -291,9 +292,30 @@ fn read_result_xml(path: &Path) -> Result<(Vec<RunResult>, Provenance), BenchErr
             property_file: run.attr("propertyFile").map(|p| resolve_task(p, base)),
             host: None,
             version: None,
+            sequence: col("sequence").and_then(|s| {
+                let (name, index) = s.rsplit_once('#')?;
+                let index = index.parse().ok()?;
+                Some(SequencePosition {
+                    name: name.to_string(),
+                    index,
+                })
+            }),
+            reached_states: col("states").and_then(|n| n.parse().ok()),
+            incremental: reuse_of(&col),
         });
     }
     Ok((out, provenance_of_xml(&root)))
+}
+
+/// The proof reuse of an incremental run from its result XML columns.
+fn reuse_of<'a>(col: &impl Fn(&str) -> Option<&'a str>) -> Option<ReuseStats> {
+    let number = |title: &str| col(title).and_then(|v| v.parse().ok());
+    Some(ReuseStats {
+        new_states: number("new states")?,
+        reused_nodes: number("reused nodes")?,
+        old_nodes: number("old nodes")?,
+        frontier: number("frontier")?,
+    })
 }
 
 /// Tasks of all columns, in order of first appearance.

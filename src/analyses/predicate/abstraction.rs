@@ -217,6 +217,33 @@ impl AbstractState {
         Bool::or(&cubes)
     }
 
+    /// `self ∧ other`, the cubes of both combined. Minterms over two disjoint predicate sets
+    /// give minterms over their union (some may be unsatisfiable: [`Self::entails`] then
+    /// only misses an inclusion, which is sound).
+    pub fn conjoin(&self, other: &AbstractState) -> AbstractState {
+        let cubes = self
+            .cubes
+            .iter()
+            .flat_map(|c| {
+                other.cubes.iter().map(move |d| {
+                    let mut cube = c.clone();
+                    cube.extend(d.iter().filter(|l| !c.contains(l)).cloned());
+                    cube
+                })
+            })
+            .filter(|cube| {
+                !cube.iter().any(|l| {
+                    cube.iter()
+                        .any(|m| m.predicate == l.predicate && m.positive != l.positive)
+                })
+            })
+            .collect::<Vec<_>>();
+        AbstractState {
+            minterms: self.minterms && other.minterms && !cubes.is_empty(),
+            cubes,
+        }
+    }
+
     /// `self ⊑ other` (every state of `self` is one of `other`), for the stop operator.
     /// A solver that cannot decide yields `false` (not covered), which is always sound.
     pub fn entails(&self, other: &AbstractState, program: &Program, config: &SolverConfig) -> bool {
@@ -471,6 +498,46 @@ mod tests {
         assert_eq!(canon(and.clone()), Some(cmp(BinaryOp::Eq, and, Expr::int(0))));
         // Constants are not predicates.
         assert_eq!(canon(cmp(BinaryOp::Lt, Expr::int(1), Expr::int(3))), None);
+    }
+
+    #[test]
+    fn conjoin_combines_cubes_and_drops_contradictions() {
+        let p = Predicate::from_condition(&cmp(BinaryOp::Lt, x(), Expr::int(0))).expect("predicate");
+        let q = Predicate::from_condition(&cmp(BinaryOp::Eq, x(), Expr::int(1))).expect("predicate");
+        let lit = |p: &Predicate, positive| Literal {
+            predicate: p.clone(),
+            positive,
+        };
+        let over_p = AbstractState {
+            cubes: vec![vec![lit(&p, true)], vec![lit(&p, false)]],
+            minterms: true,
+        };
+        let over_q = AbstractState {
+            cubes: vec![vec![lit(&q, false)]],
+            minterms: true,
+        };
+        let both = over_p.conjoin(&over_q);
+        assert_eq!(
+            both.cubes,
+            vec![
+                vec![lit(&p, true), lit(&q, false)],
+                vec![lit(&p, false), lit(&q, false)]
+            ]
+        );
+        assert!(both.minterms);
+        let not_p = AbstractState {
+            cubes: vec![vec![lit(&p, false)]],
+            minterms: true,
+        };
+        assert_eq!(
+            AbstractState {
+                cubes: vec![vec![lit(&p, true)]],
+                minterms: true
+            }
+            .conjoin(&not_p),
+            AbstractState::bottom()
+        );
+        assert_eq!(AbstractState::top().conjoin(&not_p).cubes, not_p.cubes);
     }
 
     #[test]

@@ -248,8 +248,8 @@ impl Cpa for PredicateCpa<'_> {
         if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
             let reused = self.previous.zip(track).and_then(|(previous, t)| {
-                let fresh = || self.abstract_block(&pf, &predicates, &known, unchecked);
-                let abs = previous.reuse(t, &pf, &predicates, program, &self.config, fresh)?;
+                let abstract_new = |new: &[Predicate]| self.abstract_block(&pf, new, &known, unchecked);
+                let abs = previous.reuse(t, &pf, &predicates, program, &self.config, abstract_new)?;
                 Some((Rc::new(abs), t))
             });
             if let Some((abs, t)) = reused {
