@@ -922,7 +922,7 @@ fn validate(a: ValidateArgs) -> Result<(), Failure> {
     if a.json {
         let value = serde_json::json!({
             "task": task.name(), "witness_file": a.witness.display().to_string(),
-            "witness": v.witness, "judgement": v.judgement, "reason": v.reason,
+            "witness": v.witness, "judgement": v.judgement, "reason": v.reason, "values": v.values,
         });
         outln!("{}", document(&value).map_err(Failure::other)?);
     } else {
