@@ -21,6 +21,7 @@ use crate::cfa::interpreter::Ending;
 use crate::cfa::{LocId, Operation, Program};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::time::Duration;
 
 /// What validation concluded.
@@ -75,6 +76,34 @@ pub fn validate_text(
         return Ok(validate_violation(program, entry, limits.cpu_time));
     }
     Ok(validate_correctness(program, &entries, limits))
+}
+
+/// Validates the witness file `path` against `program` (see [`validate_text`]).
+pub fn validate_file(program: &Program, path: &Path, limits: CheckLimits) -> Result<Validation, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    validate_text(program, &text, &path.display().to_string(), limits)
+}
+
+/// The values of a violation witness file that Baton confirms on `program` within `cpu_time`
+/// (none left: not validated), with the validator's reason; why not otherwise.
+pub fn confirmed_values(
+    program: &Program,
+    path: &Path,
+    cpu_time: Option<Duration>,
+) -> Result<(Vec<i128>, String), String> {
+    let limits = CheckLimits {
+        cpu_time: cpu_time.unwrap_or(CheckLimits::default().cpu_time),
+        ..CheckLimits::default()
+    };
+    if limits.cpu_time.is_zero() {
+        return Err("no CPU time of the budget left to validate it".into());
+    }
+    let v = validate_file(program, path, limits)?;
+    match (v.judgement, v.values) {
+        (Judgement::Confirmed, Some(values)) => Ok((values, v.reason)),
+        (Judgement::Confirmed, None) => Err(format!("{}: not a violation witness", path.display())),
+        (judgement, _) => Err(format!("{judgement:?}: {}", v.reason)),
+    }
 }
 
 /// Replays the values of a violation sequence; where they do not decide (missing or too few
