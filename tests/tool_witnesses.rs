@@ -42,7 +42,8 @@ witness: witness.yml
 contributes: replay-bug
 "#;
 
-const SCRIPT: &str = "#!/bin/sh\ncp \"$(dirname \"$0\")/witnesses/$1.yml\" witness.yml\necho 'Result:'\necho 'FALSE'\n";
+const SCRIPT: &str =
+    "#!/bin/sh\ncp \"$(dirname \"$0\")/witnesses/$1.yml\" witness.yml\necho 'Result:'\necho 'FALSE'\n";
 
 /// A format-2.0 violation witness about `bug.c` with one segment per waypoint.
 fn witness(waypoints: &[&str]) -> String {
