@@ -2,7 +2,7 @@
 
 #[path = "support/bench_tasks.rs"]
 mod bench_tasks;
-use bench_tasks::{baton, tasks, tasks_and_definition, text};
+use bench_tasks::{baton, tasks, tasks_and_definition, text, EXPLICIT_ON_SAFE_AND_BUGGY};
 use std::path::PathBuf;
 
 /// The CSV row of a task: (status, category, score).
@@ -146,14 +146,7 @@ fn bench_keeps_a_witness_per_run() {
         "flow: cbmc\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 3 }\n",
     )
     .unwrap();
-    let mut args = vec![
-        "bench",
-        "--tasks",
-        "safe.yml",
-        "buggy.yml",
-        "--run",
-        "explicit=verify --analysis explicit",
-    ];
+    let mut args = EXPLICIT_ON_SAFE_AND_BUGGY.to_vec();
     if cbmc {
         args.extend(["--run", "cbmc=run cbmc.yaml"]);
     } else {

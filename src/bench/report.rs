@@ -1,6 +1,7 @@
 //! Results of runs and the files they are written to: JSON lines (for resume), BenchExec result
 //! XML (readable by BenchExec's `table-generator`), CSV, and the summary table.
 
+use super::logzip;
 use super::{BenchLimits, RunDefinition};
 use crate::verdict::Verdict;
 use quick_xml::escape::escape;
@@ -222,7 +223,10 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
             None => String::new(),
         };
         let mut log = match &r.log {
-            Some(l) => format!(" logfile=\"{}\"", escape(l.as_str())),
+            Some(l) => format!(
+                " logfile=\"{}\"",
+                escape(logzip::archived_log(header.benchmark, &rd.name, l).as_str())
+            ),
             None => String::new(),
         };
         // Not in BenchExec's DTD; table-generator ignores it, `baton table` links it.

@@ -1,6 +1,7 @@
 //! Running a benchmark: runs in parallel as subprocesses under limits, results recorded as
 //! they finish, earlier results of the same output directory resumed.
 
+use super::logzip;
 use super::report::{self, Category, RunResult, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
 use crate::cli_json;
@@ -657,6 +658,10 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         return Err(e);
     }
     recorder.flush()?;
+    let all: Vec<&RunResult> = (0..bench.run_definitions.len())
+        .flat_map(|i| recorder.ordered(i))
+        .collect();
+    logzip::write_archive(dir, &bench.name, &all)?;
     let results: Vec<(String, Vec<RunResult>)> = (0..bench.run_definitions.len())
         .map(|i| {
             (
