@@ -19,7 +19,7 @@ use baton::reducer;
 use baton::task::Task;
 use baton::verdict::Verdict;
 use baton::witness::inductive::CheckLimits;
-use baton::witness::validate::validate_text;
+use baton::witness::validate::validate_file;
 use baton::witness::{write_witness, Evidence, WitnessFormat};
 use clap::{Parser, Subcommand};
 use std::fmt::Display;
@@ -917,18 +917,15 @@ fn run(a: RunArgs) -> Result<(), Failure> {
 fn validate(a: ValidateArgs) -> Result<(), Failure> {
     let (task, mut program) = load_input(&a.input)?;
     program.signed_overflow = a.semantics.signed_overflow.unwrap_or_default();
-    let text = std::fs::read_to_string(&a.witness)
-        .map_err(|e| Failure::input(format!("{}: cannot read: {e}", a.witness.display())))?;
     let limits = CheckLimits {
         cpu_time: a.cpu_time,
         ..CheckLimits::default()
     };
-    let v =
-        validate_text(&program, &text, &a.witness.display().to_string(), limits).map_err(Failure::input)?;
+    let v = validate_file(&program, &a.witness, limits).map_err(Failure::input)?;
     if a.json {
         let value = serde_json::json!({
             "task": task.name(), "witness_file": a.witness.display().to_string(),
-            "witness": v.witness, "judgement": v.judgement, "reason": v.reason,
+            "witness": v.witness, "judgement": v.judgement, "reason": v.reason, "values": v.values,
         });
         outln!("{}", document(&value).map_err(Failure::other)?);
     } else {

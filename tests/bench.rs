@@ -2,7 +2,7 @@
 
 #[path = "support/bench_tasks.rs"]
 mod bench_tasks;
-use bench_tasks::{baton, tasks, tasks_and_definition, text};
+use bench_tasks::{baton, tasks, tasks_and_definition, text, EXPLICIT_ON_SAFE_AND_BUGGY};
 use std::path::PathBuf;
 
 /// The CSV row of a task: (status, category, score).
@@ -74,7 +74,15 @@ fn bench_judges_records_resumes_and_tables() {
     assert!(xml.contains("expectedVerdict=\"false\""));
     assert!(xml.contains("<column title=\"status\" value=\"TIMEOUT\"/>"));
     assert!(xml.contains("<column hidden=\"true\" title=\"category\" value=\"wrong\"/>"));
-    assert!(d.join("out/logs/explicit").read_dir().unwrap().count() == 4);
+    let logs = d.join("out/logs/explicit").read_dir().unwrap();
+    let names: Vec<String> = logs
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".log")).count(),
+        4,
+        "{names:?}"
+    );
 
     // A second invocation runs nothing.
     let jsonl = d.join("out/results.jsonl");
@@ -121,6 +129,66 @@ fn bench_judges_records_resumes_and_tables() {
     let html = std::fs::read_to_string(d.join("report.html")).unwrap();
     assert!(html.contains("<svg"), "{html}");
     assert!(html.contains("class=\"wrong\""));
+}
+
+/// Every definite verdict of a run keeps its witness beside the run's log, named in the results
+/// (JSON lines, XML) and linked from the report; Baton's validator confirms each. A native
+/// analysis and a flow with an external stage (CBMC, where installed; its `false` gets the
+/// witness of the values Baton replayed, its `true` none, as CBMC writes no proof).
+#[test]
+fn bench_keeps_a_witness_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tasks(d);
+    let cbmc = baton::adapters::find_executable("cbmc").is_some();
+    std::fs::write(
+        d.join("cbmc.yaml"),
+        "flow: cbmc\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 3 }\n",
+    )
+    .unwrap();
+    let mut args = EXPLICIT_ON_SAFE_AND_BUGGY.to_vec();
+    if cbmc {
+        args.extend(["--run", "cbmc=run cbmc.yaml"]);
+    } else {
+        eprintln!("cbmc not installed: only the native run definition");
+    }
+    args.extend(["--timelimit", "60s", "--jobs", "1", "--output-dir", "out"]);
+    let out = baton(&args, d);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let jsonl = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in jsonl.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (task, rd) = (r["task"].as_str().unwrap(), r["run_definition"].as_str().unwrap());
+        // CBMC writes no correctness witness: its `true` has none.
+        if r["verdict"] == "unknown" || (rd == "cbmc" && r["verdict"] == "true") {
+            continue;
+        }
+        let witness = r["witness"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{rd} {task}: no witness: {line}"));
+        assert!(witness.starts_with(&format!("logs/{rd}/")), "{witness}");
+        let out = baton(&["validate", task, &format!("out/{witness}")], d);
+        assert!(
+            text(&out.stdout).contains("Confirmed"),
+            "{rd} {task}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let xml = std::fs::read_to_string(d.join(format!("out/baton-bench.results.{rd}.xml"))).unwrap();
+        assert!(xml.contains(&format!("witness=\"{witness}\"")), "{xml}");
+        checked += 1;
+    }
+    assert_eq!(checked, if cbmc { 3 } else { 2 }, "{jsonl}");
+    let out = baton(&["table", "out", "--html", "report.html"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    assert_eq!(html.matches(">witness</a>").count(), checked, "{html}");
 }
 
 #[test]

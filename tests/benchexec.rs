@@ -314,3 +314,89 @@ fn benchmark_definition_with_every_feature_runs_as_benchexec_runs_it() {
     let conditions = files_ending(&folder[0], ".graphml");
     assert_eq!(conditions.len(), 3, "{conditions:?}");
 }
+
+/// `bench` writes its logs also as BenchExec's `<benchmark>.logfiles.zip`, which the result
+/// XML's `logfile` names: table-generator reads a column from the logs in the archive when the
+/// log folder is gone; `baton table` still reads the results, and resume still works.
+#[test]
+fn logs_are_archived_as_benchexec_archives_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    bench_tasks::tasks(d);
+    let mut args = bench_tasks::EXPLICIT_ON_SAFE_AND_BUGGY.to_vec();
+    args.extend(["--jobs", "1", "--output-dir", "out", "--name", "own"]);
+    let out = baton(&args, d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let archive = std::fs::File::open(d.join("out/own.logfiles.zip")).expect("the archive");
+    let mut zip = zip::ZipArchive::new(archive).expect("a zip archive");
+    let mut names: Vec<String> = zip
+        .file_names()
+        .map(|n| n.expect("entry name").into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("own.logfiles/explicit.") && n.ends_with(".log")),
+        "{names:?}"
+    );
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name(&names[0]).unwrap(), &mut log).unwrap();
+    assert!(log.contains("cpu time: "), "{log}");
+    let xml = std::fs::read_to_string(d.join("out/own.results.explicit.xml")).unwrap();
+    for n in &names {
+        assert!(xml.contains(&format!("logfile=\"{n}\"")), "{n} not in\n{xml}");
+    }
+
+    let out = baton(&args, d);
+    assert!(
+        text(&out.stdout).contains("0 runs performed, 2 resumed"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        zip::ZipArchive::new(std::fs::File::open(d.join("out/own.logfiles.zip")).unwrap())
+            .unwrap()
+            .len(),
+        2
+    );
+    let out = baton(&["table", "out/own.results.explicit.xml"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("false(unreach-call)"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let Some(venv) = venv() else { return };
+    install_tool_info(&venv);
+    std::fs::rename(d.join("out/logs"), d.join("moved-logs")).unwrap();
+    std::fs::write(
+        d.join("table.xml"),
+        "<?xml version=\"1.0\"?>\n<table>\n  <result filename=\"out/own.results.explicit.xml\">\n    <column title=\"status\"/>\n    <column title=\"logged\">cpu time: ([0-9.]+) s</column>\n  </result>\n</table>\n",
+    )
+    .unwrap();
+    let run = Command::new(venv.join("bin/table-generator"))
+        .args(["-x", "table.xml", "--format", "csv", "-o", "tg", "-n", "t"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}{}", text(&run.stdout), text(&run.stderr));
+    assert!(
+        !text(&run.stderr).contains("Could not find logfile"),
+        "{}",
+        text(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(files_ending(&d.join("tg"), ".csv")[0].clone()).unwrap();
+    let logged: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(".yml"))
+        .map(|l| l.split('\t').next_back().unwrap_or(""))
+        .collect();
+    assert_eq!(logged.len(), 2, "{csv}");
+    assert!(
+        logged.iter().all(|v| v.parse::<f64>().is_ok()),
+        "values from the archived logs: {csv}"
+    );
+}

@@ -452,3 +452,166 @@ fn shared_task_witnesses_validate() {
     assert!(trues + falses > 0, "no definite verdict on the shared tasks");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `m == 84` needs `twice` to return 84 (line 6), so the nondet value at line 5 is 42.
+const CALLS: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int twice(int x) { return 2 * x; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int m = twice(n);
+  if (m == 84) {
+    reach_error();
+  }
+  return 0;
+}
+";
+
+/// A violation witness (format 2.0) with one segment per `(type, action, line, constraint)`,
+/// as a tool writes it that gives waypoints rather than (all) values.
+/// A waypoint: type, action, line, constraint.
+type Wp = (&'static str, &'static str, u32, Option<&'static str>);
+
+fn waypoint_witness(file: &str, waypoints: &[Vec<Wp>]) -> String {
+    let mut text = format!(
+        "- entry_type: violation_sequence
+  metadata:
+    format_version: '2.0'
+    uuid: 0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9
+    creation_time: '2026-11-25T04:00:00Z'
+    producer: {{ name: Handwritten, version: '1' }}
+    task:
+      input_files: [{file}]
+      input_file_hashes: {{ {file}: '0' }}
+      specification: G ! call(reach_error())
+      data_model: ILP32
+      language: C
+  content:
+"
+    );
+    for segment in waypoints {
+        text.push_str("  - segment:\n");
+        for (kind, action, line, constraint) in segment.iter() {
+            let constraint =
+                constraint.map_or(String::new(), |c| format!(", constraint: {{ value: '{c}' }}"));
+            text.push_str(&format!(
+                "    - waypoint: {{ type: {kind}, action: {action}, location: {{ file_name: {file}, line: {line} }}{constraint} }}\n"
+            ));
+        }
+    }
+    text
+}
+
+/// Witnesses without (complete) values are validated by the explicit analysis along their
+/// waypoints; a confirmation comes with values that replay to the error, and wrong waypoints
+/// are never confirmed (refuted where nothing is matched heuristically).
+#[test]
+fn waypoints_guide_validation_without_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, unsafe_p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let (_, calls_p) = program(dir.path(), "calls.c", CALLS);
+    let target = |line| -> Wp { ("target", "follow", line, None) };
+    let confirmed: [(&Program, &str, Vec<Vec<Wp>>); 6] = [
+        (&unsafe_p, "unsafe.c", vec![vec![target(11)]]),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![
+                vec![("function_return", "follow", 4, Some("\\result == 17"))],
+                vec![target(11)],
+            ],
+        ),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![vec![("branching", "follow", 10, Some("true"))], vec![target(11)]],
+        ),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![
+                vec![("assumption", "follow", 10, Some("b == 100 && a == 17"))],
+                vec![target(11)],
+            ],
+        ),
+        (
+            &calls_p,
+            "calls.c",
+            vec![
+                vec![("function_enter", "follow", 6, None)],
+                vec![("function_return", "follow", 6, Some("\\result == 84"))],
+                vec![target(8)],
+            ],
+        ),
+        // An avoid waypoint the violation does not pass.
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![
+                vec![("branching", "follow", 10, Some("true"))],
+                vec![("branching", "avoid", 10, Some("false")), target(11)],
+            ],
+        ),
+    ];
+    for (p, file, segments) in confirmed {
+        let text = waypoint_witness(file, &segments);
+        let v = validate(p, &text);
+        assert_eq!(v.judgement, Judgement::Confirmed, "{}\n{text}", v.reason);
+        let values = v.values.expect("a confirmation gives its values");
+        let run = baton::cfa::interpreter::execute(p, &values, &Default::default());
+        assert!(run.ending.is_error(), "{values:?}: {}", run.ending);
+        if text.contains("b == 100") {
+            assert_eq!(values, vec![17, 100], "{}", v.reason);
+        }
+        if file == "calls.c" {
+            assert_eq!(values, vec![42], "{}", v.reason);
+        }
+    }
+    let wrong: [(&Program, &str, Vec<Vec<Wp>>, Judgement); 6] = [
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![
+                vec![("function_return", "follow", 4, Some("\\result == 16"))],
+                vec![target(11)],
+            ],
+            Judgement::Refuted,
+        ),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![
+                vec![("assumption", "follow", 10, Some("a == 3"))],
+                vec![target(11)],
+            ],
+            Judgement::Refuted,
+        ),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![vec![("branching", "follow", 10, Some("false"))], vec![target(11)]],
+            Judgement::Unknown,
+        ),
+        (
+            &unsafe_p,
+            "unsafe.c",
+            vec![vec![("branching", "avoid", 10, Some("true")), target(11)]],
+            Judgement::Unknown,
+        ),
+        (&unsafe_p, "unsafe.c", vec![vec![target(12)]], Judgement::Refuted),
+        (
+            &calls_p,
+            "calls.c",
+            vec![
+                vec![("function_return", "follow", 6, Some("\\result == 85"))],
+                vec![target(8)],
+            ],
+            Judgement::Refuted,
+        ),
+    ];
+    for (p, file, segments, expected) in wrong {
+        let text = waypoint_witness(file, &segments);
+        let v = validate(p, &text);
+        assert_eq!(v.judgement, expected, "{}\n{text}", v.reason);
+    }
+}

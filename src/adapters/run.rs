@@ -222,6 +222,8 @@ pub enum Finding {
         candidates: Vec<Vec<i128>>,
         /// Where the claim comes from (for notes).
         source: String,
+        /// The tool's violation witness, validated by Baton where no candidate replays.
+        witness: Option<PathBuf>,
     },
     /// What the tool verified, about the program it ran on.
     Condition(ConditionAutomaton),
@@ -268,6 +270,7 @@ impl Outcome {
             finding: Finding::Bug {
                 candidates,
                 source: source.into(),
+                witness: None,
             },
             note: note.into(),
         }
@@ -376,17 +379,24 @@ fn run_declared(
     let mut outcome = interpret(adapter, &report);
     match (&outcome.finding, adapter.spec.contributes.as_str()) {
         (Finding::Bug { .. }, "replay-bug") => {
-            let read = adapter
-                .spec
-                .witness
-                .as_deref()
-                .map(|g| witness::nondet_values_from(&workdir, g))
-                .unwrap_or_else(|| Err("the adapter names no witness".into()));
-            match read {
-                Ok((values, file)) => {
+            let file = match adapter.spec.witness.as_deref() {
+                Some(glob) => find_file(&workdir, glob)
+                    .ok_or_else(|| format!("no file {glob} in {}", workdir.display())),
+                None => Err("the adapter names no witness".into()),
+            };
+            match file {
+                Ok(file) => {
+                    let candidates = match witness::nondet_values_in(&file) {
+                        Ok(values) => vec![values],
+                        Err(why) => {
+                            outcome.note.push_str(&format!("; no inputs to replay: {why}"));
+                            Vec::new()
+                        }
+                    };
                     outcome.finding = Finding::Bug {
-                        candidates: vec![values],
+                        candidates,
                         source: format!("{}: violation witness {}", adapter.name(), file.display()),
+                        witness: Some(file),
                     };
                 }
                 Err(why) => outcome.note.push_str(&format!("; no inputs to replay: {why}")),

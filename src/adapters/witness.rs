@@ -6,15 +6,12 @@
 use crate::witness::format;
 use crate::witness::graphml::{graphml_values, is_graphml, parse_int};
 use crate::witness::violation::witness_values;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The nondet values of the first file matching `pattern` below `dir`, and the file.
-pub fn nondet_values_from(dir: &Path, pattern: &str) -> Result<(Vec<i128>, PathBuf), String> {
-    let file = super::run::find_file(dir, pattern)
-        .ok_or_else(|| format!("no file {pattern} in {}", dir.display()))?;
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let values = nondet_values(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    Ok((values, file))
+/// The nondet values of the witness or test case `file`.
+pub fn nondet_values_in(file: &Path) -> Result<Vec<i128>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    nondet_values(&text).map_err(|e| format!("{}: {e}", file.display()))
 }
 
 /// The nondet values of a violation witness (format 2.0 YAML or GraphML 1.x, see

@@ -9,7 +9,8 @@
 //! `OUT OF MEMORY` and verdict unknown.
 //!
 //! Results are written into the output directory as runs finish (`results.jsonl`, one result
-//! XML per run definition, `results.csv`, `logs/`); a rerun with the same output directory skips
+//! XML per run definition, `results.csv`, `logs/`, and at the end BenchExec's
+//! `<name>.logfiles.zip` of the logs, see [`logzip`]); a rerun with the same output directory skips
 //! the runs already recorded with the same arguments and limits (resume). A `results.jsonl`
 //! record and its newline are one `write`; a line cut short by a kill is skipped with a warning
 //! and its run performed again.
@@ -20,6 +21,7 @@
 
 pub mod definition;
 pub mod inputs;
+pub mod logzip;
 pub mod plots;
 pub mod report;
 pub mod runner;

@@ -1,6 +1,7 @@
 //! Results of runs and the files they are written to: JSON lines (for resume), BenchExec result
 //! XML (readable by BenchExec's `table-generator`), CSV, and the summary table.
 
+use super::logzip;
 use super::{BenchLimits, RunDefinition};
 use crate::analyses::incremental::ReuseStats;
 use crate::verdict::Verdict;
@@ -68,6 +69,10 @@ pub struct RunResult {
     pub started: String,
     /// Log file, relative to the output directory.
     pub log: Option<String>,
+    /// Witness of the run's verdict (`run`/`verify --witness`), beside its log, relative to
+    /// the output directory.
+    #[serde(default)]
+    pub witness: Option<String>,
     /// The property file the run checked (BenchExec scores a run only with it).
     #[serde(default)]
     pub property_file: Option<String>,
@@ -236,10 +241,17 @@ pub fn result_xml(header: &XmlHeader<'_>, results: &[&RunResult]) -> String {
             Some(e) => format!(" expectedVerdict=\"{e}\""),
             None => String::new(),
         };
-        let log = match &r.log {
-            Some(l) => format!(" logfile=\"{}\"", escape(l.as_str())),
+        let mut log = match &r.log {
+            Some(l) => format!(
+                " logfile=\"{}\"",
+                escape(logzip::archived_log(header.benchmark, &rd.name, l).as_str())
+            ),
             None => String::new(),
         };
+        // Not in BenchExec's DTD; table-generator ignores it, `baton table` links it.
+        if let Some(w) = &r.witness {
+            let _ = write!(log, " witness=\"{}\"", escape(w.as_str()));
+        }
         // Without `propertyFile` table-generator looks the property up in the task definition,
         // which fails for format-1.x definitions, and scores nothing.
         let property = match &r.property_file {

@@ -1,6 +1,7 @@
 //! Running a benchmark: runs in parallel as subprocesses under limits, results recorded as
 //! they finish, earlier results of the same output directory resumed.
 
+use super::logzip;
 use super::report::{self, Category, RunResult, SequencePosition, XmlHeader};
 use super::{BenchError, Benchmark, RunDefinition};
 use crate::cli_json;
@@ -106,8 +107,9 @@ fn absolutize(args: &[String], cwd: &Path) -> Vec<String> {
         .collect()
 }
 
-/// File name for a run's log: the task's folder and file name, made safe.
-fn log_name(task: &Path) -> String {
+/// File name for a run's file (log, witness): the task's folder and file name, made safe,
+/// then `suffix`.
+fn run_file_name(task: &Path, suffix: &str) -> String {
     let short = report::short_task_name(&task.display().to_string());
     let safe: String = short
         .chars()
@@ -119,7 +121,16 @@ fn log_name(task: &Path) -> String {
             }
         })
         .collect();
-    format!("{safe}.log")
+    format!("{safe}.{suffix}")
+}
+
+/// True if the run's Baton command writes a witness on request (`run`, `verify`) and the run
+/// definition does not name one itself.
+fn writes_witness(args: &[String]) -> bool {
+    matches!(args.first().map(String::as_str), Some("run" | "verify"))
+        && !args
+            .iter()
+            .any(|a| a == "--witness" || a.starts_with("--witness="))
 }
 
 /// Bytes of the head and of the tail of a run's output that its log keeps.
@@ -158,6 +169,15 @@ fn perform(
         memory: bench.limits.memory,
         ..Limits::default()
     };
+    // The witness goes beside the log; a file of an earlier, unfinished run is removed first.
+    let rel_witness = writes_witness(&job.args)
+        .then(|| format!("logs/{}/{}", rd.name, run_file_name(&job.task, "witness.yml")));
+    if let Some(w) = &rel_witness {
+        let path = options.output_dir.join(w);
+        let _ = std::fs::remove_file(&path);
+        argv.push("--witness".into());
+        argv.push(std::path::absolute(&path).unwrap_or(path).display().to_string());
+    }
     let task = job.task.display().to_string();
     let mut result = RunResult {
         run_definition: rd.name.clone(),
@@ -175,6 +195,7 @@ fn perform(
         reason: None,
         started: report::iso_time(started),
         log: None,
+        witness: None,
         property_file: job.property_file.as_ref().map(|p| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.clone())
@@ -187,7 +208,7 @@ fn perform(
         reached_states: None,
         incremental: None,
     };
-    let rel_log = format!("logs/{}/{}", rd.name, log_name(&job.task));
+    let rel_log = format!("logs/{}/{}", rd.name, run_file_name(&job.task, "log"));
     let mut log = format!("command: {}\n", argv.join(" "));
     match exec::run(&ToolCommand::new(&argv), &limits) {
         Err(ExecError::Interrupted { .. }) => return None,
@@ -250,6 +271,7 @@ fn perform(
     if written.is_ok() {
         result.log = Some(rel_log);
     }
+    result.witness = rel_witness.filter(|w| options.output_dir.join(w).is_file());
     Some(result)
 }
 
@@ -755,6 +777,10 @@ pub fn run_benchmark(bench: &Benchmark, options: &BenchOptions) -> Result<BenchO
         return Err(e);
     }
     recorder.flush()?;
+    let all: Vec<&RunResult> = (0..bench.run_definitions.len())
+        .flat_map(|i| recorder.ordered(i))
+        .collect();
+    logzip::write_archive(dir, &bench.name, &all)?;
     let results: Vec<(String, Vec<RunResult>)> = (0..bench.run_definitions.len())
         .map(|i| {
             (
@@ -807,7 +833,7 @@ mod tests {
                 "nothing".into()
             ]
         );
-        assert_eq!(log_name(Path::new("/a/b c/d.yml")), "b.c.d.yml.log");
+        assert_eq!(run_file_name(Path::new("/a/b c/d.yml"), "log"), "b.c.d.yml.log");
     }
 
     #[test]

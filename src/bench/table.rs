@@ -132,9 +132,16 @@ pub fn load_results(sources: &[impl AsRef<Path>]) -> Result<Vec<Column>, BenchEr
                 source.display()
             )));
         };
+        // Witness files are named relative to the output directory or the result file.
+        let base = if source.is_dir() {
+            source
+        } else {
+            source.parent().unwrap_or(Path::new("."))
+        };
         // Later results of the same run replace earlier ones (as on resume).
         let mut per_rd: Vec<(String, Vec<RunResult>)> = Vec::new();
-        for r in results {
+        for mut r in results {
+            r.witness = r.witness.map(|w| resolve_task(&w, base));
             let idx = match per_rd.iter().position(|(n, _)| *n == r.run_definition) {
                 Some(i) => i,
                 None => {
@@ -289,6 +296,7 @@ fn read_result_xml(path: &Path) -> Result<(Vec<RunResult>, Provenance), BenchErr
             reason: None,
             started: col("starttime").unwrap_or("").to_string(),
             log: run.attr("logfile").map(str::to_string),
+            witness: run.attr("witness").map(str::to_string),
             property_file: run.attr("propertyFile").map(|p| resolve_task(p, base)),
             host: None,
             version: None,
@@ -504,9 +512,12 @@ pub fn render_html(columns: &[Column], pairs: &[(usize, usize)]) -> String {
         for m in &maps {
             match m.get(t.as_str()) {
                 Some(r) => {
+                    let witness = r.witness.as_ref().map_or(String::new(), |w| {
+                        format!(" <a href=\"{}\">witness</a>", escape(w.as_str()))
+                    });
                     let _ = write!(
                         h,
-                        "<td class=\"{}\">{}</td><td class=\"num\">{:.2}</td>",
+                        "<td class=\"{}\">{}{witness}</td><td class=\"num\">{:.2}</td>",
                         r.category.as_str(),
                         escape(r.status.as_str()),
                         r.cpu_time_s

@@ -31,6 +31,7 @@ use crate::condition::{self, ConditionAutomaton};
 use crate::exec::Limits;
 use crate::reducer;
 use crate::verdict::Verdict;
+use crate::witness::validate::confirmed_values;
 use crate::witness::Evidence;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -228,8 +229,17 @@ fn run_on(
             }
             Verdict::True
         }
-        Finding::Bug { candidates, source } => {
-            let (v, confirmed, why, values) = confirm(original, &candidates, &source, state.trust);
+        Finding::Bug {
+            candidates,
+            source,
+            witness,
+        } => {
+            let witness = witness.as_deref().map(|file| ToolWitness {
+                file,
+                ran_on: cfa,
+                cpu_left: budget.cpu_time.map(|c| c.saturating_sub(steps.cpu)),
+            });
+            let (v, confirmed, why, values) = confirm(original, &candidates, &source, state.trust, witness);
             row.confirmed = confirmed;
             evidence = values.map(Evidence::Values);
             note = join(&note, &why);
@@ -338,13 +348,24 @@ pub fn condition_for_original(
     }
 }
 
-/// Replays candidate nondet values on the original program: the verdict, whether a `false` was
-/// confirmed, a note, and the values that reached the error.
+/// A tool's violation witness, for Baton to validate where no candidate replays.
+struct ToolWitness<'a> {
+    file: &'a Path,
+    /// The CFA of the program the tool ran on (the residual or the original).
+    ran_on: Option<&'a Program>,
+    /// CPU time left of the stage's budget.
+    cpu_left: Option<Duration>,
+}
+
+/// Replays candidate nondet values on the original program, and where none reaches the error,
+/// the values of the tool's witness as Baton's validator confirms it: the verdict, whether a
+/// `false` was confirmed, a note, and the values that reached the error.
 fn confirm(
     original: Option<&Program>,
     candidates: &[Vec<i128>],
     source: &str,
     trust: Trust,
+    witness: Option<ToolWitness<'_>>,
 ) -> (Verdict, Option<bool>, String, Option<Vec<i128>>) {
     let Some(original) = original else {
         return match trust {
@@ -362,14 +383,6 @@ fn confirm(
             ),
         };
     };
-    if candidates.is_empty() {
-        return (
-            Verdict::Unknown,
-            None,
-            format!("{source}, but the tool gave no inputs to replay on the original program"),
-            None,
-        );
-    }
     for values in candidates {
         if let Some(ending) = replay_to_error(original, values) {
             return (
@@ -383,15 +396,46 @@ fn confirm(
             );
         }
     }
-    (
-        Verdict::Unknown,
-        None,
+    let replayed = if candidates.is_empty() {
+        "the tool gave no inputs to replay on the original program".to_string()
+    } else {
         format!(
-            "{source}, but the replay of {} candidate(s) on the original program does not reach the error",
+            "the replay of {} candidate(s) on the original program does not reach the error",
             candidates.len()
+        )
+    };
+    let Some(witness) = witness else {
+        return (Verdict::Unknown, None, format!("{source}, but {replayed}"), None);
+    };
+    let validated = witness
+        .ran_on
+        .ok_or_else(|| "Baton cannot lower the program the tool ran on".to_string())
+        .and_then(|p| confirmed_values(p, witness.file, witness.cpu_left));
+    match validated {
+        Ok((values, why)) => match replay_to_error(original, &values) {
+            Some(ending) => (
+                Verdict::False,
+                Some(true),
+                format!(
+                    "{source}; {replayed}; Baton validated the witness ({why}); replay of {} values on the original program: {ending}",
+                    values.len()
+                ),
+                Some(values),
+            ),
+            None => (
+                Verdict::Unknown,
+                None,
+                format!("{source}, but {replayed}; the values of the validated witness do not reach the error on the original program"),
+                None,
+            ),
+        },
+        Err(why) => (
+            Verdict::Unknown,
+            None,
+            format!("{source}, but {replayed}; witness not confirmed: {why}"),
+            None,
         ),
-        None,
-    )
+    }
 }
 
 fn run_native(

@@ -10,6 +10,8 @@
 //! - [`inductive`]: whether invariants are inductive and imply safety (Z3 over the CFA).
 //! - [`validate`]: Baton as a validator (violation witnesses replayed, correctness witnesses
 //!   checked by [`inductive`]).
+//! - [`guided`]: violation witnesses without (complete) values validated by the explicit
+//!   analysis restricted to the paths their waypoints allow.
 //!
 //! Every witness is about the ORIGINAL program: violation witnesses come from a replay on the
 //! original program's CFA, whose positions are the original file's lines (residual programs
@@ -18,6 +20,7 @@
 pub mod correctness;
 pub mod format;
 pub mod graphml;
+pub mod guided;
 pub mod inductive;
 pub mod invariant;
 pub mod validate;

@@ -12,14 +12,17 @@
 
 use super::format::{self, Entry, EntryType, InvariantKind, WaypointKind};
 use super::graphml::{graphml_values, is_graphml};
+use super::guided;
 use super::inductive::{check, CheckLimits, Proof};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
-use super::violation::{followed, witness_values, WitnessValue, REPLAY_STEPS};
-use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+use super::violation::{followed, replay, witness_values, WitnessValue};
+use crate::cfa::interpreter::Ending;
 use crate::cfa::{LocId, Operation, Program};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
 
 /// What validation concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -37,14 +40,18 @@ pub struct Validation {
     pub witness: &'static str,
     pub judgement: Judgement,
     pub reason: String,
+    /// The nondet values of the run that confirmed a violation witness.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<i128>>,
 }
 
 impl Validation {
-    fn violation(judgement: Judgement, reason: impl Into<String>) -> Validation {
+    pub(crate) fn violation(judgement: Judgement, reason: impl Into<String>) -> Validation {
         Validation {
             witness: "violation",
             judgement,
             reason: reason.into(),
+            values: None,
         }
     }
 }
@@ -66,13 +73,66 @@ pub fn validate_text(
         .iter()
         .find(|e| e.entry_type == EntryType::ViolationSequence)
     {
-        return Ok(validate_violation(program, entry));
+        return Ok(validate_violation(program, entry, limits.cpu_time));
     }
     Ok(validate_correctness(program, &entries, limits))
 }
 
-/// Replays the values of a violation sequence.
-pub fn validate_violation(program: &Program, entry: &Entry) -> Validation {
+/// Validates the witness file `path` against `program` (see [`validate_text`]).
+pub fn validate_file(program: &Program, path: &Path, limits: CheckLimits) -> Result<Validation, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    validate_text(program, &text, &path.display().to_string(), limits)
+}
+
+/// The values of a violation witness file that Baton confirms on `program` within `cpu_time`
+/// (none left: not validated), with the validator's reason; why not otherwise.
+pub fn confirmed_values(
+    program: &Program,
+    path: &Path,
+    cpu_time: Option<Duration>,
+) -> Result<(Vec<i128>, String), String> {
+    let limits = CheckLimits {
+        cpu_time: cpu_time.unwrap_or(CheckLimits::default().cpu_time),
+        ..CheckLimits::default()
+    };
+    if limits.cpu_time.is_zero() {
+        return Err("no CPU time of the budget left to validate it".into());
+    }
+    let v = validate_file(program, path, limits)?;
+    match (v.judgement, v.values) {
+        (Judgement::Confirmed, Some(values)) => Ok((values, v.reason)),
+        (Judgement::Confirmed, None) => Err(format!("{}: not a violation witness", path.display())),
+        (judgement, _) => Err(format!("{judgement:?}: {}", v.reason)),
+    }
+}
+
+/// Replays the values of a violation sequence; where they do not decide (missing or too few
+/// values), searches along its waypoints ([`super::guided`]) within `cpu_time`.
+pub fn validate_violation(program: &Program, entry: &Entry, cpu_time: Duration) -> Validation {
+    let replayed = replay_violation(program, entry);
+    if replayed.judgement != Judgement::Unknown {
+        return replayed;
+    }
+    match guided::resolve(program, entry) {
+        Ok(sequence) => {
+            let searched = guided::search(program, &sequence, cpu_time);
+            match searched.judgement {
+                Judgement::Unknown => Validation {
+                    reason: format!("{}; {}", replayed.reason, searched.reason),
+                    ..searched
+                },
+                _ => searched,
+            }
+        }
+        Err(why) => Validation {
+            reason: format!("{}; {}", replayed.reason, why.reason),
+            ..why
+        },
+    }
+}
+
+/// Replays the values of a violation sequence (its `function_return` waypoints).
+fn replay_violation(program: &Program, entry: &Entry) -> Validation {
     let values = match witness_values(entry) {
         Ok(v) => v,
         Err(e) => return Validation::violation(Judgement::Unknown, e),
@@ -113,14 +173,7 @@ pub fn validate_violation(program: &Program, entry: &Entry) -> Validation {
 /// reach the error (at `target`'s line, when given).
 fn validate_values(program: &Program, values: &[WitnessValue], target: Option<u32>) -> Validation {
     let inputs: Vec<i128> = values.iter().map(|v| v.value).collect();
-    let run = execute(
-        program,
-        &inputs,
-        &ExecOptions {
-            max_steps: REPLAY_STEPS,
-            record_path: true,
-        },
-    );
+    let run = replay(program, &inputs);
     let nondet_lines = run
         .path
         .iter()
@@ -154,10 +207,13 @@ fn validate_values(program: &Program, values: &[WitnessValue], target: Option<u3
                     values.len()
                 ),
             ),
-            _ => Validation::violation(
-                Judgement::Confirmed,
-                format!("replay of {} values: {}", values.len(), run.ending),
-            ),
+            _ => Validation {
+                values: Some(inputs.clone()),
+                ..Validation::violation(
+                    Judgement::Confirmed,
+                    format!("replay of {} values: {}", values.len(), run.ending),
+                )
+            },
         },
         ending => {
             let nondets = run.nondet_values.len();
@@ -236,6 +292,7 @@ pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckL
         witness: "correctness",
         judgement,
         reason,
+        values: None,
     }
 }
 

@@ -12,7 +12,7 @@ use super::format::{
     Action, Constraint, ContentItem, Entry, EntryType, Waypoint, WaypointItem, WaypointKind,
 };
 use super::{location, metadata};
-use crate::cfa::interpreter::{execute, Ending, ExecOptions};
+use crate::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use crate::cfa::{Operation, Program, SourceLoc};
 
 /// Step limit of replays for witnesses (counterexample paths are far shorter).
@@ -38,17 +38,22 @@ pub struct PathPoint {
     pub value: Option<i128>,
 }
 
-/// The nondet calls and the error call of the run of `inputs` on `program`, or why there is
-/// no violation (the values do not reach the error).
-pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint>, String> {
-    let run = execute(
+/// Runs `program` on `inputs` with the path recorded, as long as a replay may take.
+pub fn replay(program: &Program, inputs: &[i128]) -> Execution {
+    execute(
         program,
         inputs,
         &ExecOptions {
             max_steps: REPLAY_STEPS,
             record_path: true,
         },
-    );
+    )
+}
+
+/// The nondet calls and the error call of the run of `inputs` on `program`, or why there is
+/// no violation (the values do not reach the error).
+pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint>, String> {
+    let run = replay(program, inputs);
     if !matches!(run.ending, Ending::ErrorReached { .. }) {
         return Err(format!("the values do not reach the error ({})", run.ending));
     }

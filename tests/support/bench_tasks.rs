@@ -12,6 +12,16 @@ pub const BUGGY: &str = "extern void reach_error(void);\nextern int __VERIFIER_n
 /// Safe, but the explicit analysis unrolls the counter without end.
 pub const ENDLESS: &str = "extern void reach_error(void);\nint main() { unsigned int i = 0; while (1) { i = i + 1; if (i == 0) { i = 1; } } return 0; }\n";
 
+/// `bench` arguments: the safe and the buggy task under the explicit analysis.
+pub const EXPLICIT_ON_SAFE_AND_BUGGY: [&str; 6] = [
+    "bench",
+    "--tasks",
+    "safe.yml",
+    "buggy.yml",
+    "--run",
+    "explicit=verify --analysis explicit",
+];
+
 /// Writes task definition `NAME.yml` for `program` with the expected verdict of unreach-call.
 pub fn task(dir: &Path, name: &str, program: &str, expected: bool) -> PathBuf {
     let yml = dir.join(format!("{name}.yml"));

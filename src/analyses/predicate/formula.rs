@@ -871,6 +871,13 @@ pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig)
     let path = PathFormula::program_start(program)
         .extend_all(steps.iter().copied(), program)
         .ok()?;
+    solve_inputs(&path, config)
+}
+
+/// Nondet values that satisfy `path` (a path formula from program start, possibly with extra
+/// conjuncts), uninitialised locals being 0 as in the interpreter; `None` if unsatisfiable or
+/// not solved within `config`'s limits.
+pub fn solve_inputs(path: &PathFormula, config: &SolverConfig) -> Option<Vec<i128>> {
     let mut conjuncts = vec![path.formula.clone()];
     for term in &path.uninitialized {
         let zero = bv_const(0, term.get_size());
