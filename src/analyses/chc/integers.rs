@@ -160,13 +160,18 @@ impl Encoder<'_> {
 
     fn value(&mut self, expr: &Expr) -> Val {
         let ty = expr.ty;
+        if expr.is_float_operation() {
+            return self.unmodelled(ty);
+        }
         match &expr.kind {
             ExprKind::Const(v) => Val::constant(ty.normalize(*v)),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 wrap(Val::of_type(int_var(*v, self.ssa.get(*v)), declared), ty)
             }
-            ExprKind::Cast(e) => {
+            // A bitcast reads a bit pattern as another type of the same size: wrapping the
+            // normalised value into `ty` is exactly that.
+            ExprKind::Cast(e) | ExprKind::Bitcast(e) => {
                 let inner = self.value(e);
                 wrap(inner, ty)
             }
@@ -196,6 +201,10 @@ impl Encoder<'_> {
     }
 
     fn condition(&mut self, expr: &Expr) -> Bool {
+        if expr.is_float_operation() || expr.ty.is_float() {
+            // Comparisons of floats (and a float's zero-ness) are not modelled.
+            return self.unmodelled(IntType::BOOL).term.eq(Int::from_i64(1));
+        }
         match &expr.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
             ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),

@@ -278,6 +278,11 @@ impl<'a> ExprEncoder<'a> {
     pub fn value(&mut self, expr: &Expr) -> BV {
         let ty = expr.ty;
         let bits = u32::from(ty.bits);
+        if expr.is_float_operation() {
+            // IEEE-754 arithmetic is not modelled: any value (sound; a counterexample through
+            // it is replayed on the interpreter before it counts).
+            return BV::new_const(fresh_name("float"), bits);
+        }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
             ExprKind::Var(v) => {
@@ -297,6 +302,8 @@ impl<'a> ExprEncoder<'a> {
                     convert(&inner, e.ty.signed, ty)
                 }
             }
+            // Same size: the bits are the value.
+            ExprKind::Bitcast(e) => self.value(e),
             ExprKind::Unary(UnaryOp::LogNot, e) => {
                 let c = self.condition(e);
                 bool_to_bv(&c.not(), bits)
@@ -334,6 +341,10 @@ impl<'a> ExprEncoder<'a> {
     /// `expr != 0` as a Boolean formula (comparisons and `!` directly, without going through
     /// an `int` 0/1).
     pub fn condition(&mut self, expr: &Expr) -> Bool {
+        if expr.is_float_operation() || expr.ty.is_float() {
+            // A float is zero also as -0.0: whether it is, is not modelled.
+            return Bool::new_const(fresh_name("float"));
+        }
         match &expr.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
             ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),

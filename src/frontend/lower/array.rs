@@ -204,8 +204,8 @@ impl Lowerer<'_> {
             shape.initial = bytes;
         } else if let Some(i) = init {
             for (flat, e) in self.initial_elements(&shape, i)? {
-                let v = self.const_eval(e)?;
-                shape.initial.push((flat, ty.normalize(v)));
+                let v = self.const_value(e, ty)?;
+                shape.initial.push((flat, v));
             }
         }
         Ok((ty, shape))

@@ -78,7 +78,10 @@ impl Lowerer<'_> {
                     Some((v, t)) => int(Expr::constant(v, t)),
                     None => Err(self.unsupported(at, "integer constant too large")),
                 },
-                Constant::Float(_) => Err(self.unsupported(at, "floating-point constant")),
+                Constant::Float(f) => {
+                    let (bits, ty) = self.float_constant(f, at)?;
+                    int(Expr::constant(bits, ty))
+                }
                 Constant::Character(s) => match character_constant(s) {
                     Some(v) => int(Expr::int(v)),
                     None => Err(self.unsupported(at, format!("character constant {s}"))),
@@ -224,6 +227,14 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// The bit pattern and type of a floating-point constant.
+    pub(super) fn float_constant(&self, c: &lang_c::ast::Float, at: usize) -> Result<(i128, IntType)> {
+        float_constant(c).map_err(|what| match what {
+            Some(what) => self.unsupported(at, what),
+            None => self.malformed(at, "malformed floating-point constant"),
+        })
+    }
+
     pub(super) fn size_of(&self, t: &CType, at: usize) -> Result<i128> {
         Ok(match t {
             CType::Void => 1,
@@ -254,7 +265,7 @@ impl Lowerer<'_> {
                     None => return Err(self.unsupported(at, "integer constant too large")),
                 },
                 Constant::Character(_) => CType::Int(IntType::INT),
-                Constant::Float(_) => return Err(self.unsupported(at, "floating-point constant")),
+                Constant::Float(f) => CType::Int(self.float_constant(f, at)?.1),
             },
             Expression::Cast(c) => self.type_name(&c.node.type_name)?,
             Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => {
@@ -351,6 +362,7 @@ impl Lowerer<'_> {
                 }
                 let ty = self.value_type(&t, at)?;
                 let c = IntType::common(ty, IntType::INT);
+                let one = Expr::number(1, c);
                 let bop = if matches!(op, U::PreIncrement | U::PostIncrement) {
                     BinaryOp::Add
                 } else {
@@ -365,7 +377,7 @@ impl Lowerer<'_> {
                 } else {
                     old
                 };
-                let new = Expr::binary(bop, old.clone().cast(c), Expr::constant(1, c), c).cast(ty);
+                let new = Expr::binary(bop, old.clone().cast(c), one, c).cast(ty);
                 let new = self.assign_place(&x, new, ty, used)?;
                 Ok(Some(Val {
                     e: if post { old } else { new },
@@ -376,6 +388,9 @@ impl Lowerer<'_> {
                 let v = self.rvalue(&u.node.operand)?;
                 if v.ptr {
                     return Err(self.unsupported(at, "arithmetic on a pointer"));
+                }
+                if op == U::Complement && v.e.ty.is_float() {
+                    return Err(self.malformed(at, "`~` on a floating-point operand"));
                 }
                 let p = v.e.ty.promoted();
                 let e = v.e.cast(p);
@@ -412,6 +427,10 @@ impl Lowerer<'_> {
         }
         if a.ptr || b.ptr {
             return Err(self.unsupported(at, "pointer arithmetic"));
+        }
+        let integer_only = !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
+        if integer_only && (a.e.ty.is_float() || b.e.ty.is_float()) {
+            return Err(self.malformed(at, format!("`{}` on a floating-point operand", op.symbol())));
         }
         let e = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
             let pa = a.e.ty.promoted();

@@ -22,7 +22,7 @@ use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
 use super::reach::reachable_definitions;
-use super::types::{character_constant, integer_constant, ArrayLen, CType};
+use super::types::{character_constant, float_constant, integer_constant, ArrayLen, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
@@ -78,6 +78,8 @@ fn nondet_suffix_type(suffix: &str, model: DataModel) -> Option<CType> {
         "ulong" | "unsigned_long" | "size_t" => model.ulong(),
         "longlong" | "s64" => IntType::LLONG,
         "ulonglong" | "u64" => IntType::ULLONG,
+        "float" => IntType::FLOAT,
+        "double" => IntType::DOUBLE,
         "pointer" => return Some(CType::Ptr),
         _ => return None,
     }))
