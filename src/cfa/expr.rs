@@ -150,10 +150,11 @@ impl Expr {
         }
     }
 
-    /// The same bytes read as `ty`, which has the size of `self.ty`.
+    /// The same bytes read as `ty`, which has the size of `self.ty` (between integer types
+    /// that is a conversion).
     pub fn bitcast(self, ty: IntType) -> Expr {
-        if self.ty == ty {
-            return self;
+        if self.ty == ty || (!self.ty.is_float() && !ty.is_float()) {
+            return self.cast(ty);
         }
         if let ExprKind::Const(v) = self.kind {
             return Expr::constant(v, ty);

@@ -14,9 +14,30 @@ pub(crate) enum CType {
     Ptr,
     /// An array of the element type (itself an array for more dimensions).
     Array(Box<CType>, ArrayLen),
+    /// A union of scalars of one size: one variable of its storage type.
+    Union(UnionType),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
+}
+
+/// A union whose members are scalars of one size (see the lowering's `union` module).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnionType {
+    /// Member names and types, in declaration order; never empty.
+    pub members: Vec<(String, IntType)>,
+}
+
+impl UnionType {
+    /// The type of the variable holding the union's bytes: the first of its widest members.
+    pub(crate) fn storage(&self) -> IntType {
+        let widest = self.members.iter().map(|(_, t)| t.bits).max().unwrap_or(0);
+        self.members
+            .iter()
+            .map(|(_, t)| *t)
+            .find(|t| t.bits == widest)
+            .unwrap_or(IntType::INT)
+    }
 }
 
 /// The length of an array type.

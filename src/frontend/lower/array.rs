@@ -10,7 +10,15 @@ use lang_c::ast::{ArraySize, InitializerListItem};
 #[derive(Debug, Clone)]
 pub(super) enum Place {
     Var(VarId),
-    Element { array: VarId, index: Vec<Expr> },
+    Element {
+        array: VarId,
+        index: Vec<Expr>,
+    },
+    /// A member of a union variable whose bytes are held in type `storage`.
+    Member {
+        var: VarId,
+        storage: IntType,
+    },
 }
 
 impl Lowerer<'_> {
@@ -361,6 +369,7 @@ impl Lowerer<'_> {
     pub(super) fn read_place(&mut self, place: &Place, ty: IntType) -> Result<Expr> {
         match place {
             Place::Var(v) => Ok(Expr::var(*v, ty)),
+            Place::Member { var, storage } => Ok(member_bytes(Expr::var(*var, *storage), ty)),
             Place::Element { array, index } => {
                 let tmp = self.temp(ty)?;
                 self.emit(Operation::Load {
@@ -377,6 +386,10 @@ impl Lowerer<'_> {
     pub(super) fn write_place(&mut self, place: &Place, value: Expr) -> Result<()> {
         match place {
             Place::Var(v) => self.emit(Operation::Assign { lhs: *v, rhs: value }),
+            Place::Member { var, storage } => {
+                let rhs = with_member_bytes(Expr::var(*var, *storage), value);
+                self.emit(Operation::Assign { lhs: *var, rhs })
+            }
             Place::Element { array, index } => self.emit(Operation::Store {
                 array: *array,
                 index: index.clone(),
@@ -399,6 +412,10 @@ impl Lowerer<'_> {
                 self.write_place(place, value)?;
                 Ok(Expr::var(*v, ty))
             }
+            Place::Member { var, storage } => {
+                self.write_place(place, value)?;
+                Ok(member_bytes(Expr::var(*var, *storage), ty))
+            }
             Place::Element { .. } if used => {
                 let tmp = self.temp(ty)?;
                 self.emit(Operation::Assign { lhs: tmp, rhs: value })?;
@@ -411,6 +428,35 @@ impl Lowerer<'_> {
             }
         }
     }
+}
+
+/// The first `member.size_bytes()` bytes of a union's `storage` value, read as `member`
+/// (little-endian: the low bytes).
+fn member_bytes(storage: Expr, member: IntType) -> Expr {
+    if member.bits == storage.ty.bits {
+        return storage.bitcast(member);
+    }
+    let bits = storage.ty.bits_type();
+    storage.bitcast(bits).cast(member.bits_type()).bitcast(member)
+}
+
+/// The union's `storage` value with its first bytes replaced by those of `value`.
+fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
+    let ty = storage.ty;
+    if value.ty.bits == ty.bits {
+        return value.bitcast(ty);
+    }
+    let bits = ty.bits_type();
+    let low_mask = (1i128 << value.ty.bits) - 1;
+    let kept = Expr::binary(
+        BinaryOp::BitAnd,
+        storage.bitcast(bits),
+        Expr::constant(!low_mask, bits),
+        bits,
+    );
+    let value_bits = value.ty.bits_type();
+    let low = value.bitcast(value_bits).cast(bits);
+    Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
 }
 
 /// The number of elements an initializer list of the outermost dimension gives, where each

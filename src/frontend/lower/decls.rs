@@ -29,11 +29,10 @@ impl Lowerer<'_> {
                 TypeSpecifier::Complex => other = Some(CType::Unsupported("complex type".into())),
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
-                    let kind = match st.node.kind.node {
-                        lang_c::ast::StructKind::Struct => "struct",
-                        lang_c::ast::StructKind::Union => "union",
-                    };
-                    other = Some(CType::Unsupported(format!("{kind} type")))
+                    other = Some(match st.node.kind.node {
+                        lang_c::ast::StructKind::Struct => CType::Unsupported("struct type".into()),
+                        lang_c::ast::StructKind::Union => self.union_type(&st.node)?,
+                    })
                 }
                 TypeSpecifier::Enum(en) => {
                     other = Some(CType::Int(self.enum_type(&en.node)?));
@@ -258,6 +257,7 @@ impl Lowerer<'_> {
     pub(super) fn value_type(&self, t: &CType, offset: usize) -> Result<IntType> {
         match t {
             CType::Int(i) => Ok(*i),
+            CType::Union(u) => Ok(u.storage()),
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),

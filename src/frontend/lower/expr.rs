@@ -36,7 +36,7 @@ impl Lowerer<'_> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
                 .element(e)?
                 .ok_or_else(|| self.malformed(e.span.start, "expression is not assignable")),
-            Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
+            Expression::Member(m) => self.member_place(m),
             _ => Err(self.malformed(e.span.start, "expression is not assignable")),
         }
     }
@@ -89,7 +89,11 @@ impl Lowerer<'_> {
             },
             Expression::StringLiteral(_) => Err(self.unsupported(at, "string literal")),
             Expression::GenericSelection(_) => Err(self.unsupported(at, "_Generic")),
-            Expression::Member(_) => Err(self.unsupported(at, "struct/union member access")),
+            Expression::Member(m) => {
+                let (place, t) = self.member_place(m)?;
+                let ty = self.value_type(&t, at)?;
+                int(self.read_place(&place, ty)?)
+            }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
             Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),
             Expression::SizeOfTy(t) => {
@@ -127,6 +131,7 @@ impl Lowerer<'_> {
                         }))
                     }
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
+                    CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
                 }
             }
@@ -239,6 +244,7 @@ impl Lowerer<'_> {
         Ok(match t {
             CType::Void => 1,
             CType::Int(i) => i128::from(i.size_bytes()),
+            CType::Union(u) => i128::from(u.storage().size_bytes()),
             CType::Ptr => i128::from(self.model.pointer().size_bytes()),
             CType::Array(elem, ArrayLen::Fixed(n)) => {
                 let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
@@ -370,7 +376,7 @@ impl Lowerer<'_> {
                 };
                 let old = self.read_place(&x, ty)?;
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
-                let old = if post && used && matches!(x, Place::Var(_)) {
+                let old = if post && used && matches!(x, Place::Var(_) | Place::Member { .. }) {
                     let tmp = self.temp(ty)?;
                     self.emit(Operation::Assign { lhs: tmp, rhs: old })?;
                     Expr::var(tmp, ty)

@@ -17,6 +17,7 @@ mod call;
 mod decls;
 mod expr;
 mod stmt;
+mod union;
 
 use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
@@ -199,6 +200,8 @@ struct Lowerer<'a> {
     edges: Vec<Edge>,
     scopes: Vec<HashMap<String, Sym>>,
     enum_tags: HashMap<String, IntType>,
+    /// The unions declared with a tag (see [`union`]).
+    union_tags: HashMap<String, CType>,
     funcs: HashMap<String, FuncInfo>,
     globals: HashMap<String, VarId>,
     extern_only: HashSet<VarId>,
@@ -237,6 +240,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
             Sym::Typedef(CType::Unsupported("va_list".into())),
         )])],
         enum_tags: HashMap::new(),
+        union_tags: HashMap::new(),
         funcs: HashMap::new(),
         globals: HashMap::new(),
         extern_only: HashSet::new(),
