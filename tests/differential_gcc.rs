@@ -340,9 +340,9 @@ fn interpreter_agrees_with_gcc_on_float_programs() {
                 gcc_harness::compile_batch(&programs[start..end], model.gcc_flag(), &sse, dir.path(), &name)
                     .unwrap_or_else(|e| panic!("{e}"));
             let mut runs = Vec::new();
-            for k in start..end {
-                for inputs in cgen::input_lists(seeds[k], INPUT_LISTS) {
-                    runs.push((k - start, inputs));
+            for (k, &seed) in seeds[start..end].iter().enumerate() {
+                for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+                    runs.push((k, inputs));
                 }
             }
             let native = gcc_harness::run_batch(&exe, &runs).unwrap_or_else(|e| panic!("{e}"));
@@ -373,7 +373,7 @@ fn interpreter_agrees_with_gcc_on_float_programs() {
         eprintln!("seed {seed} ({model}), inputs {inputs:?}: gcc `{gcc}`, baton `{baton}`");
     }
     if let Some((_, seed, ..)) = disagreements.first() {
-        eprintln!("program of seed {seed}:\n{}", programs[*seed as usize].text());
+        eprintln!("program of seed {seed}:\n{}", programs[*seed].text());
     }
     assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
     // The runs compute many different values, not one result by accident.

@@ -369,7 +369,7 @@ impl Lowerer<'_> {
     pub(super) fn read_place(&mut self, place: &Place, ty: IntType) -> Result<Expr> {
         match place {
             Place::Var(v) => Ok(Expr::var(*v, ty)),
-            Place::Member { var, storage } => Ok(member_bytes(Expr::var(*var, *storage), ty)),
+            Place::Member { var, storage } => Ok(super::union::member_bytes(Expr::var(*var, *storage), ty)),
             Place::Element { array, index } => {
                 let tmp = self.temp(ty)?;
                 self.emit(Operation::Load {
@@ -387,7 +387,7 @@ impl Lowerer<'_> {
         match place {
             Place::Var(v) => self.emit(Operation::Assign { lhs: *v, rhs: value }),
             Place::Member { var, storage } => {
-                let rhs = with_member_bytes(Expr::var(*var, *storage), value);
+                let rhs = super::union::with_member_bytes(Expr::var(*var, *storage), value);
                 self.emit(Operation::Assign { lhs: *var, rhs })
             }
             Place::Element { array, index } => self.emit(Operation::Store {
@@ -414,7 +414,7 @@ impl Lowerer<'_> {
             }
             Place::Member { var, storage } => {
                 self.write_place(place, value)?;
-                Ok(member_bytes(Expr::var(*var, *storage), ty))
+                Ok(super::union::member_bytes(Expr::var(*var, *storage), ty))
             }
             Place::Element { .. } if used => {
                 let tmp = self.temp(ty)?;
@@ -428,35 +428,6 @@ impl Lowerer<'_> {
             }
         }
     }
-}
-
-/// The first `member.size_bytes()` bytes of a union's `storage` value, read as `member`
-/// (little-endian: the low bytes).
-fn member_bytes(storage: Expr, member: IntType) -> Expr {
-    if member.bits == storage.ty.bits {
-        return storage.bitcast(member);
-    }
-    let bits = storage.ty.bits_type();
-    storage.bitcast(bits).cast(member.bits_type()).bitcast(member)
-}
-
-/// The union's `storage` value with its first bytes replaced by those of `value`.
-fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
-    let ty = storage.ty;
-    if value.ty.bits == ty.bits {
-        return value.bitcast(ty);
-    }
-    let bits = ty.bits_type();
-    let low_mask = (1i128 << value.ty.bits) - 1;
-    let kept = Expr::binary(
-        BinaryOp::BitAnd,
-        storage.bitcast(bits),
-        Expr::constant(!low_mask, bits),
-        bits,
-    );
-    let value_bits = value.ty.bits_type();
-    let low = value.bitcast(value_bits).cast(bits);
-    Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
 }
 
 /// The number of elements an initializer list of the outermost dimension gives, where each

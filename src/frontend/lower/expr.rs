@@ -90,6 +90,11 @@ impl Lowerer<'_> {
             Expression::StringLiteral(_) => Err(self.unsupported(at, "string literal")),
             Expression::GenericSelection(_) => Err(self.unsupported(at, "_Generic")),
             Expression::Member(m) => {
+                if let Expression::CompoundLiteral(literal) = &m.node.expression.node {
+                    if m.node.operator.node == lang_c::ast::MemberOperator::Direct {
+                        return int(self.literal_member(literal, &m.node.identifier.node.name, at)?);
+                    }
+                }
                 let (place, t) = self.member_place(m)?;
                 let ty = self.value_type(&t, at)?;
                 int(self.read_place(&place, ty)?)

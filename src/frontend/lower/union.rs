@@ -7,12 +7,14 @@
 //! [`Bitcast`](crate::cfa::expr::ExprKind::Bitcast) of the variable's bytes to `m`'s type —
 //! of its low bytes if `m` is narrower (x86 is little-endian in both data models) — and
 //! writing it replaces those bytes. What does not fit this model — `_Bool`, pointer, array or
-//! aggregate members, bit-fields — is `unsupported` where the union type is used.
+//! aggregate members, bit-fields — is `unsupported` where the union type is used. A member of
+//! a compound literal, `((union U){ .m = e }).n`, reads `e`'s bytes as `n` (the form Baton's
+//! C emitter writes for a bitcast).
 
 use super::array::Place;
 use super::*;
 use crate::frontend::types::UnionType;
-use lang_c::ast::{MemberOperator, StructDeclaration, StructType};
+use lang_c::ast::{CompoundLiteral, Designator, MemberOperator, StructDeclaration, StructType};
 
 impl Lowerer<'_> {
     /// The type a `union` specifier denotes, registering its tag when it has members.
@@ -79,6 +81,42 @@ impl Lowerer<'_> {
         Ok(CType::Union(UnionType { members }))
     }
 
+    /// The value of `((union U){ .m = e }).n`: `e` converted to `m`'s type, its bytes read as
+    /// `n` (bytes beyond `m` are zero).
+    pub(super) fn literal_member(
+        &mut self,
+        literal: &Node<CompoundLiteral>,
+        member: &str,
+        at: usize,
+    ) -> Result<Expr> {
+        let CType::Union(u) = self.type_name(&literal.node.type_name)? else {
+            return Err(self.unsupported(at, "member of a compound literal that is not a union"));
+        };
+        let [item] = literal.node.initializer_list.as_slice() else {
+            return Err(self.unsupported(at, "union compound literal without exactly one initializer"));
+        };
+        let written = match item.node.designation.as_slice() {
+            [] => Some(&u.members[0]),
+            [d] => match &d.node {
+                Designator::Member(name) => u.members.iter().find(|(n, _)| *n == name.node.name),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(&(_, written_ty)) = written else {
+            return Err(self.malformed(at, "designator of a union compound literal"));
+        };
+        let Initializer::Expression(e) = &item.node.initializer.node else {
+            return Err(self.unsupported(at, "nested initializer list in a union compound literal"));
+        };
+        let value = self.rvalue(e)?.e.cast(written_ty);
+        let Some(&(_, read_ty)) = u.members.iter().find(|(n, _)| n == member) else {
+            return Err(self.malformed(at, format!("no member `{member}` in the union")));
+        };
+        let bytes = with_member_bytes(Expr::number(0, u.storage()), value);
+        Ok(member_bytes(bytes, read_ty))
+    }
+
     /// The place `u.m` designates and the member's type.
     pub(super) fn member_place(&mut self, m: &Node<lang_c::ast::MemberExpression>) -> Result<(Place, CType)> {
         let at = m.span.start;
@@ -111,4 +149,33 @@ impl Lowerer<'_> {
             None => Err(self.malformed(at, format!("no member `{name}` in the union"))),
         }
     }
+}
+
+/// The first `member.size_bytes()` bytes of a union's `storage` value, read as `member`
+/// (little-endian: the low bytes).
+pub(super) fn member_bytes(storage: Expr, member: IntType) -> Expr {
+    if member.bits == storage.ty.bits {
+        return storage.bitcast(member);
+    }
+    let bits = storage.ty.bits_type();
+    storage.bitcast(bits).cast(member.bits_type()).bitcast(member)
+}
+
+/// The union's `storage` value with its first bytes replaced by those of `value`.
+pub(super) fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
+    let ty = storage.ty;
+    if value.ty.bits == ty.bits {
+        return value.bitcast(ty);
+    }
+    let bits = ty.bits_type();
+    let low_mask = (1i128 << value.ty.bits) - 1;
+    let kept = Expr::binary(
+        BinaryOp::BitAnd,
+        storage.bitcast(bits),
+        Expr::constant(!low_mask, bits),
+        bits,
+    );
+    let value_bits = value.ty.bits_type();
+    let low = value.bitcast(value_bits).cast(bits);
+    Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
 }
