@@ -179,6 +179,16 @@ fn convert(v: &BV, from_signed: bool, to: IntType) -> BV {
     }
 }
 
+/// A value of type `from` converted to `to`: a fresh value when either is a float type and
+/// they differ (IEEE-754 conversions are not modelled), else [`convert`].
+fn convert_from(v: &BV, from: IntType, to: IntType) -> BV {
+    if from != to && (from.is_float() || to.is_float()) {
+        BV::new_const(fresh_name("float"), u32::from(to.bits))
+    } else {
+        convert(v, from.signed, to)
+    }
+}
+
 /// True if `exact` (a signed value of its width) is outside the range of the signed type of
 /// `bits` bits.
 fn outside_signed(exact: &BV, bits: u32) -> Bool {
@@ -291,7 +301,7 @@ impl<'a> ExprEncoder<'a> {
                 if declared == ty {
                     term
                 } else {
-                    convert(&term, declared.signed, ty)
+                    convert_from(&term, declared, ty)
                 }
             }
             ExprKind::Cast(e) => {
@@ -299,7 +309,7 @@ impl<'a> ExprEncoder<'a> {
                 if e.ty == ty {
                     inner
                 } else {
-                    convert(&inner, e.ty.signed, ty)
+                    convert_from(&inner, e.ty, ty)
                 }
             }
             // Same size: the bits are the value.
@@ -653,7 +663,7 @@ impl PathFormula {
                 if let (Some(res), Some(rv)) = (result, f.return_var) {
                     let rv_ty = var_ty(rv)?;
                     let res_ty = var_ty(*res)?;
-                    let value = convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty);
+                    let value = convert_from(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty, res_ty);
                     conjuncts.push(assign(*res, value, &mut next)?);
                 }
             }
@@ -681,11 +691,7 @@ impl PathFormula {
                         .ok_or(EncodeError::NoSuchVariable(var.0))?
                         .ty;
                     let v = eval(e, &self.ssa, &mut undefined);
-                    let v = if e.ty == ty {
-                        v
-                    } else {
-                        convert(&v, e.ty.signed, ty)
-                    };
+                    let v = if e.ty == ty { v } else { convert_from(&v, e.ty, ty) };
                     conjuncts.push(assign(*var, v, &mut next)?);
                 }
                 Operation::Declare { var, init: None } => {
@@ -713,7 +719,7 @@ impl PathFormula {
                                 // The nondet value has type `ty`; the variable gets it
                                 // converted. Keep the value itself for replay.
                                 let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
-                                conjuncts.push(t.eq(convert(&raw, ty.signed, vty)));
+                                conjuncts.push(t.eq(convert_from(&raw, *ty, vty)));
                                 raw
                             }
                         }
@@ -754,7 +760,7 @@ impl PathFormula {
                                 if a.ty == pty {
                                     v
                                 } else {
-                                    convert(&v, a.ty.signed, pty)
+                                    convert_from(&v, a.ty, pty)
                                 },
                             )
                         })
@@ -775,7 +781,7 @@ impl PathFormula {
                         let v = if e.ty == rty {
                             v
                         } else {
-                            convert(&v, e.ty.signed, rty)
+                            convert_from(&v, e.ty, rty)
                         };
                         conjuncts.push(assign(rv, v, &mut next)?);
                     }
