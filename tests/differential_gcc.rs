@@ -13,10 +13,14 @@
 //! frontend and interpreter is compared with gcc's layout and semantics too. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
 //! (skipped with a printed reason when gcc cannot link 32-bit programs: install
 //! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
-//! `BATON_DIFF_FIRST_SEED`.
+//! `BATON_DIFF_FIRST_SEED`. A second generator (tests/support/cgen_floats.rs) checks `float`
+//! and `double` arithmetic, conversions and union type punning bit for bit against gcc with
+//! SSE (`-msse2 -mfpmath=sse`, as sv-benchmarks' ILP32 tasks are compiled).
 
 #[path = "support/cgen.rs"]
 mod cgen;
+#[path = "support/cgen_floats.rs"]
+mod cgen_floats;
 #[path = "support/gcc_harness.rs"]
 mod gcc_harness;
 
@@ -30,6 +34,8 @@ use std::sync::Mutex;
 const PROGRAMS: u64 = 240;
 const INPUT_LISTS: usize = 24;
 const BATCH: usize = 40;
+/// Float programs per data model (x INPUT_LISTS runs each).
+const FLOAT_PROGRAMS: u64 = 220;
 
 /// The interpreter's ending in the harness's notation.
 fn render(e: &Execution) -> String {
@@ -300,4 +306,80 @@ fn generated_programs_have_no_undefined_behaviour() {
             .collect();
         assert!(crashes.is_empty(), "{model}: {crashes:#?}");
     }
+}
+
+/// Float programs: IEEE-754 results, conversions and punned bytes as gcc computes them with SSE.
+#[test]
+fn interpreter_agrees_with_gcc_on_float_programs() {
+    if Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("skipping: gcc is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let seeds: Vec<u64> = (0..FLOAT_PROGRAMS).collect();
+    let programs: Vec<cgen::GenProgram> = seeds
+        .iter()
+        .map(|&s| cgen_floats::generate(s, &format!("q{s}_")))
+        .collect();
+    let options = ExecOptions {
+        max_steps: 1_000_000,
+        record_path: false,
+    };
+    let (mut runs_done, mut disagreements) = (0, Vec::new());
+    let mut returns = std::collections::BTreeSet::new();
+    for model in [DataModel::LP64, DataModel::ILP32] {
+        if let Err(why) = gcc_harness::gcc_works(model.gcc_flag(), dir.path()) {
+            eprintln!("skipping {model}: {why} (install gcc-multilib)");
+            continue;
+        }
+        for start in (0..seeds.len()).step_by(BATCH) {
+            let end = (start + BATCH).min(seeds.len());
+            let name = format!("floats-{model}-{start}");
+            let sse = ["-msse2", "-mfpmath=sse"];
+            let exe =
+                gcc_harness::compile_batch(&programs[start..end], model.gcc_flag(), &sse, dir.path(), &name)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            let mut runs = Vec::new();
+            for (k, &seed) in seeds[start..end].iter().enumerate() {
+                for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+                    runs.push((k, inputs));
+                }
+            }
+            let native = gcc_harness::run_batch(&exe, &runs).unwrap_or_else(|e| panic!("{e}"));
+            let loaded: Vec<_> = programs[start..end]
+                .iter()
+                .map(|p| {
+                    baton::frontend::load_source(&format!("{}.c", p.prefix), &p.text(), model)
+                        .unwrap_or_else(|e| panic!("frontend rejected float program {}: {e}", p.prefix))
+                })
+                .collect();
+            for ((k, inputs), gcc) in runs.into_iter().zip(native) {
+                let run = execute(&loaded[k], &inputs, &options);
+                let baton = render(&run);
+                runs_done += 1;
+                returns.insert(gcc.clone());
+                if baton != gcc {
+                    disagreements.push((model, start + k, inputs, gcc, baton));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "float programs: {runs_done} runs, {} distinct results, {} disagreements",
+        returns.len(),
+        disagreements.len()
+    );
+    for (model, seed, inputs, gcc, baton) in disagreements.iter().take(5) {
+        eprintln!("seed {seed} ({model}), inputs {inputs:?}: gcc `{gcc}`, baton `{baton}`");
+    }
+    if let Some((_, seed, ..)) = disagreements.first() {
+        eprintln!("program of seed {seed}:\n{}", programs[*seed].text());
+    }
+    assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
+    // The runs compute many different values, not one result by accident.
+    assert!(
+        runs_done == 0 || returns.len() * 4 > runs_done,
+        "{} results",
+        returns.len()
+    );
 }

@@ -2,8 +2,8 @@
 //! its own locals (checked against gcc-compiled runs) and stops unbounded recursion at its
 //! call-depth limit; the explicit analysis explores with saved frames and hands what its
 //! `recursion-depth` give-up cut on as a condition; the predicate analysis cuts recursive calls
-//! (never a wrong `true`); CHC and the reducer refuse recursive programs with a clear reason; on
-//! the shared recursive tasks no analysis answers wrongly and every `false` replays.
+//! (never a wrong `true`); CHC refuses recursive programs with a clear reason, the reducer keeps
+//! recursive calls as calls or refuses; on the shared recursive tasks no analysis answers wrongly and every `false` replays.
 
 #[path = "support/cgen.rs"]
 mod cgen;
@@ -299,12 +299,32 @@ int main(void) {
     assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
 }
 
+/// A recursive function the condition does not look inside stays a call of its copy (its
+/// locals per activation, so the residual runs as the original does); one the condition
+/// looks inside is refused with its name rather than unfolded without bound.
 #[test]
-fn reducer_refuses_recursive_programs() {
+fn reducer_keeps_recursive_calls_or_refuses() {
     let p = lower(&gen("x_", FACT));
-    let err = baton::reducer::reduce(&p, &ConditionAutomaton::nothing_verified(&p.hash), 10_000)
-        .expect_err("no residual of a recursive program");
-    assert_eq!(err.to_string(), "residual of a recursive program: unsupported");
+    let residual = baton::reducer::reduce(&p, &ConditionAutomaton::nothing_verified(&p.hash), 10_000)
+        .expect("nothing verified: the recursive function stays a call");
+    for x in [-1i128, 0, 1, 4, 5, 6, 12, 13] {
+        let run = |prog: &Program| render(&execute(prog, &[x], &ExecOptions::default()).ending, 1);
+        assert_eq!(run(&residual.program), run(&p), "input {x}");
+    }
+    // The condition of a depth-cut run distinguishes states inside `fact`.
+    let safe = lower(&gen("r_", FACT_EQ_SAFE));
+    let outcome = verify(
+        AnalysisKind::Explicit,
+        &safe,
+        &["cpu-time=20s", "recursion-depth=3"],
+    );
+    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+    let err = baton::reducer::reduce(&safe, &outcome.condition, 10_000)
+        .expect_err("the condition looks inside the recursive function");
+    assert_eq!(
+        err.to_string(),
+        "residual of a recursive program whose condition looks inside the recursive function `r_fact`: unsupported"
+    );
 }
 
 /// The development set's recursive tasks (rows `D` under `c/recursive*`): no wrong answer from

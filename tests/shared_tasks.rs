@@ -161,7 +161,7 @@ fn explicit_analysis_gives_no_wrong_answer_on_any_shared_task() {
     assert!(correct >= 20, "the analysis answers a fair share ({correct})");
 }
 
-/// The development set's tasks the frontend lowers (the array and recursive tasks; floats are
+/// The development set's tasks the frontend lowers (the array, recursive and float tasks; structs are
 /// rejected): no wrong answer from either analysis, every `false` replays, and the predicate
 /// analysis, which does not model arrays, never says `true` on a program with one.
 #[test]
@@ -178,6 +178,11 @@ fn development_tasks_that_lower_get_no_wrong_answer() {
         .collect();
     eprintln!("{} of {} development tasks lower", lowered.len(), rows.len());
     assert!(lowered.len() >= 15, "the array tasks lower ({})", lowered.len());
+    let floats = lowered
+        .iter()
+        .filter(|(_, _, p)| p.variables.iter().any(|v| v.ty.is_float()))
+        .count();
+    assert!(floats >= 13, "the float tasks lower ({floats})");
     let results = parallel(&lowered, |(name, task, program)| {
         let has_arrays = program.variables.iter().any(|v| v.array.is_some());
         let mut out = Vec::new();

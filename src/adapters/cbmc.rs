@@ -101,7 +101,8 @@ pub fn pipeline(
     let mut compile = CommandLine::new(&tools.goto_cc)
         .arg(model.gcc_flag())
         .arg(format!("-D__VERIFIER_error={RENAMED_VERIFIER_ERROR}"));
-    for suffix in NONDET_SUFFIXES {
+    // Floats too: their values are read back as bit patterns from the trace.
+    for suffix in NONDET_SUFFIXES.iter().chain(&["float", "double"]) {
         compile = compile.arg(format!(
             "-D__VERIFIER_nondet_{suffix}={RENAMED_NONDET_PREFIX}{suffix}"
         ));
@@ -361,6 +362,13 @@ fn nondet_values(trace: &[Value]) -> Result<Vec<i128>, String> {
 /// `2329772368531026934l`, `TRUE`); when it is not one, `binary` with the signedness of `type`.
 fn trace_value(value: &Value) -> Result<i128, String> {
     let data = value.get("data").and_then(Value::as_str);
+    let ty = value.get("type").and_then(Value::as_str).unwrap_or("");
+    let name = value.get("name").and_then(Value::as_str).unwrap_or("");
+    if [ty, name].iter().any(|t| *t == "float" || *t == "double") {
+        // Baton's value of a float is its IEEE-754 bit pattern: CBMC's binary form.
+        let binary = value.get("binary").and_then(Value::as_str).unwrap_or("");
+        return parse_binary(binary, false).ok_or_else(|| format!("bad binary value {binary:?} of a {ty}"));
+    }
     if let Some(v) = data.and_then(parse_c_integer_literal) {
         return Ok(v);
     }
@@ -368,7 +376,6 @@ fn trace_value(value: &Value) -> Result<i128, String> {
         .get("binary")
         .and_then(Value::as_str)
         .ok_or_else(|| format!("value {data:?} is not an integer and has no binary form"))?;
-    let ty = value.get("type").and_then(Value::as_str).unwrap_or("");
     let signed = if ty.starts_with("unsigned") || ty == "_Bool" || ty.contains("size_t") {
         false
     } else if ty.starts_with("signed") || ty == "char" {
@@ -600,11 +607,11 @@ mod tests {
                 "/w/prog.instrumented.gb"
             ]
         );
-        assert_eq!(p.compile.args.len(), 5 + NONDET_SUFFIXES.len());
-        assert!(p
-            .compile
-            .argv_lossy()
-            .contains(&"-D__VERIFIER_nondet_int=__baton_nondet_int".to_string()));
+        assert_eq!(p.compile.args.len(), 7 + NONDET_SUFFIXES.len());
+        for renamed in ["int", "double"] {
+            let define = format!("-D__VERIFIER_nondet_{renamed}=__baton_nondet_{renamed}");
+            assert!(p.compile.argv_lossy().contains(&define), "{define}");
+        }
         assert_eq!(p.instrument.args.len(), 10);
         assert_eq!(
             p.instrument_nondet.argv_lossy(),

@@ -626,6 +626,7 @@ fn map_expr(e: &Expr, vars: &[Option<VarId>]) -> Option<Expr> {
             ExprKind::Binary(*op, Box::new(map_expr(a, vars)?), Box::new(map_expr(b, vars)?))
         }
         ExprKind::Cast(a) => ExprKind::Cast(Box::new(map_expr(a, vars)?)),
+        ExprKind::Bitcast(a) => ExprKind::Bitcast(Box::new(map_expr(a, vars)?)),
     };
     Some(Expr { kind, ty: e.ty })
 }

@@ -1,5 +1,6 @@
 //! Human-readable renderings of a program's CFAs: Graphviz (DOT) and a text listing.
 
+use super::expr::Expr;
 use super::{LocationKind, Program};
 use std::fmt::Write;
 
@@ -72,10 +73,15 @@ pub fn to_dot(program: &Program) -> String {
 pub fn listing(program: &Program) -> String {
     let mut out = String::new();
     for (id, v) in program.globals() {
+        let value = |x: i128| Expr::constant(x, v.ty).to_string();
         let init = match &v.array {
-            None => v.initial.to_string(),
+            None => value(v.initial),
             Some(a) => {
-                let elements: Vec<String> = a.initial.iter().map(|(at, x)| format!("[{at}] = {x}")).collect();
+                let elements: Vec<String> = a
+                    .initial
+                    .iter()
+                    .map(|(at, x)| format!("[{at}] = {}", value(*x)))
+                    .collect();
                 format!("{{{}}}", elements.join(", "))
             }
         };

@@ -26,8 +26,11 @@ pub enum ExprKind {
     Var(VarId),
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
-    /// Conversion of the operand to the node's type.
+    /// Conversion of the operand's value to the node's type (C's cast).
     Cast(Box<Expr>),
+    /// The operand's bytes read as the node's type, of the same size (a union member written
+    /// as one type and read as another).
+    Bitcast(Box<Expr>),
 }
 
 /// Unary operators. `LogNot` yields an `int` 0 or 1.
@@ -103,7 +106,7 @@ impl UnaryOp {
 }
 
 impl Expr {
-    /// A constant of type `ty` (normalised).
+    /// A constant of type `ty` (normalised; for a float type `value` is the bit pattern).
     pub fn constant(value: i128, ty: IntType) -> Expr {
         Expr {
             kind: ExprKind::Const(ty.normalize(value)),
@@ -124,16 +127,40 @@ impl Expr {
         }
     }
 
-    /// Converts to `ty`, omitting no-op casts.
+    /// The C value `value` (an integer) converted to `ty`: for a float type the nearest
+    /// floating-point value, for an integer type `value` wrapped.
+    pub fn number(value: i128, ty: IntType) -> Expr {
+        Expr::constant(value, IntType::LLONG).cast(ty)
+    }
+
+    /// Converts to `ty`, omitting no-op casts and folding constants (a conversion whose
+    /// result C does not define stays a cast, for the evaluation to report).
     pub fn cast(self, ty: IntType) -> Expr {
         if self.ty == ty {
             return self;
         }
         if let ExprKind::Const(v) = self.kind {
-            return Expr::constant(v, ty);
+            if let Ok(converted) = super::semantics::convert(v, self.ty, ty) {
+                return Expr::constant(converted, ty);
+            }
         }
         Expr {
             kind: ExprKind::Cast(Box::new(self)),
+            ty,
+        }
+    }
+
+    /// The same bytes read as `ty`, which has the size of `self.ty` (between integer types
+    /// that is a conversion).
+    pub fn bitcast(self, ty: IntType) -> Expr {
+        if self.ty == ty || (!self.ty.is_float() && !ty.is_float()) {
+            return self.cast(ty);
+        }
+        if let ExprKind::Const(v) = self.kind {
+            return Expr::constant(v, ty);
+        }
+        Expr {
+            kind: ExprKind::Bitcast(Box::new(self)),
             ty,
         }
     }
@@ -154,6 +181,18 @@ impl Expr {
         }
     }
 
+    /// True if this node (not its operands) computes with IEEE-754 semantics: an operator on
+    /// floating-point operands, or a conversion from or to a floating-point type. Copies,
+    /// constants and [`ExprKind::Bitcast`] only move bit patterns. Encodings that model
+    /// integers only must leave such a node's value unconstrained.
+    pub fn is_float_operation(&self) -> bool {
+        match &self.kind {
+            ExprKind::Unary(_, a) | ExprKind::Binary(_, a, _) => a.ty.is_float() || self.ty.is_float(),
+            ExprKind::Cast(a) => a.ty != self.ty && (a.ty.is_float() || self.ty.is_float()),
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Bitcast(_) => false,
+        }
+    }
+
     /// The constant value, if this is a constant.
     pub fn as_const(&self) -> Option<i128> {
         match self.kind {
@@ -167,7 +206,7 @@ impl Expr {
         match &self.kind {
             ExprKind::Const(_) => {}
             ExprKind::Var(v) => f(*v),
-            ExprKind::Unary(_, e) | ExprKind::Cast(e) => e.for_each_var(f),
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_var(f),
             ExprKind::Binary(_, a, b) => {
                 a.for_each_var(f);
                 b.for_each_var(f);
@@ -209,6 +248,18 @@ impl Expr {
                 e.write_c(out, model, name);
                 out.push(')');
             }
+            ExprKind::Bitcast(e) => {
+                // A compound literal of a union of both types: gcc reads the other member's
+                // bytes (C11 6.5.2.3, footnote 95).
+                let _ = write!(
+                    out,
+                    "((union {{ {} from; {} to; }}){{ .from = ",
+                    e.ty.c_name(model),
+                    self.ty.c_name(model)
+                );
+                e.write_c(out, model, name);
+                out.push_str(" }).to");
+            }
         }
     }
 }
@@ -216,7 +267,9 @@ impl Expr {
 /// Writes a constant so that a C compiler gives it exactly type `ty` and value `v`.
 fn write_c_constant(out: &mut String, v: i128, ty: IntType, model: super::types::DataModel) {
     use std::fmt::Write;
-    if ty == IntType::INT && v != i128::from(i32::MIN) {
+    if ty.is_float() {
+        out.push_str(&super::float::c_literal(v, ty));
+    } else if ty == IntType::INT && v != i128::from(i32::MIN) {
         let _ = write!(out, "{v}");
     } else if ty.signed && v == ty.min() {
         // The most negative value has no literal: write it as (-MAX - 1), with the 64-bit
@@ -233,11 +286,15 @@ impl fmt::Display for Expr {
     /// A compact rendering with variables as `v<N>`, for debugging and DOT labels.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
+            ExprKind::Const(v) if self.ty.is_float() => {
+                write!(f, "{:?}", super::float::Float::from_bits(*v, self.ty).to_f64())
+            }
             ExprKind::Const(v) => write!(f, "{v}"),
             ExprKind::Var(v) => write!(f, "v{}", v.0),
             ExprKind::Unary(op, e) => write!(f, "{}{}", op.symbol(), e),
             ExprKind::Binary(op, a, b) => write!(f, "({} {} {})", a, op.symbol(), b),
             ExprKind::Cast(e) => write!(f, "({}){}", self.ty, e),
+            ExprKind::Bitcast(e) => write!(f, "bits<{}>{}", self.ty, e),
         }
     }
 }

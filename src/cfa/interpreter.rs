@@ -1136,8 +1136,11 @@ mod tests {
                 UndefinedBehavior::DivisionOverflow => -1,
                 UndefinedBehavior::ShiftOutOfRange => 32,
                 UndefinedBehavior::SignedOverflow => 1,
-                UndefinedBehavior::ArrayIndexOutOfBounds | UndefinedBehavior::ArraySizeNotPositive => {
-                    unreachable!("not an operator's undefined behaviour")
+                UndefinedBehavior::ArrayIndexOutOfBounds
+                | UndefinedBehavior::ArraySizeNotPositive
+                | UndefinedBehavior::FloatConversionOutOfRange
+                | UndefinedBehavior::IntegerOperatorOnFloat => {
+                    unreachable!("not an integer operator's undefined behaviour")
                 }
             };
             let r = run(&p, &[input]);

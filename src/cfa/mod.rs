@@ -15,6 +15,7 @@
 pub mod dot;
 pub mod emit_c;
 pub mod expr;
+pub mod float;
 pub mod interpreter;
 pub mod memory;
 pub mod semantics;

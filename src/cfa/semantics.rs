@@ -1,4 +1,5 @@
-//! The one implementation of C integer semantics in Baton.
+//! The one implementation of C's arithmetic semantics in Baton (integers here, IEEE-754
+//! floating point through [`float`](super::float)).
 //!
 //! The concrete interpreter evaluates with every value known; the explicit-value analysis
 //! evaluates with some values unknown (`None`). Both call [`eval`], so the two can never
@@ -17,6 +18,7 @@
 //! modes.
 
 use super::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use super::float;
 use super::types::IntType;
 use super::VarId;
 use serde::{Deserialize, Serialize};
@@ -42,6 +44,14 @@ pub enum UndefinedBehavior {
     /// A variable-length array declared with a size that is not positive.
     #[error("variable-length array size not positive")]
     ArraySizeNotPositive,
+    /// A floating-point value converted to an integer type that cannot hold its integer part
+    /// (or a NaN converted to an integer; C11 6.3.1.4).
+    #[error("floating-point value out of the range of the integer type it is converted to")]
+    FloatConversionOutOfRange,
+    /// An integer-only operator (`%`, shifts, bitwise) on floating-point operands: the
+    /// frontend never builds one, C does not define it.
+    #[error("integer operator on floating-point operands")]
+    IntegerOperatorOnFloat,
 }
 
 /// What signed arithmetic overflow means: undefined behaviour as in C (paths through it are
@@ -124,6 +134,8 @@ pub fn unary(
     overflow: SignedOverflow,
 ) -> Result<i128, UndefinedBehavior> {
     match op {
+        UnaryOp::Neg if result.is_float() => Ok(float::negate(value, result)),
+        UnaryOp::BitNot if result.is_float() => Err(UndefinedBehavior::IntegerOperatorOnFloat),
         UnaryOp::Neg => fit(value.checked_neg(), value.wrapping_neg(), result, overflow),
         UnaryOp::BitNot => Ok(result.normalize(!value)),
         UnaryOp::LogNot => Ok(i128::from(value == 0)),
@@ -142,6 +154,9 @@ pub fn binary(
     result: IntType,
     overflow: SignedOverflow,
 ) -> Result<i128, UndefinedBehavior> {
+    if operand.is_float() {
+        return float::binary(op, a, b, operand).ok_or(UndefinedBehavior::IntegerOperatorOnFloat);
+    }
     let norm = |v: i128| result.normalize(v);
     Ok(match op {
         BinaryOp::Add => fit(a.checked_add(b), a.wrapping_add(b), result, overflow)?,
@@ -189,6 +204,17 @@ pub fn binary(
     })
 }
 
+/// Converts a normalised value of `from` to `to` (C11 6.3.1): integers wrap (gcc's choice for
+/// signed targets), floating-point conversions follow [`float::convert`]; a floating-point
+/// value whose integer part `to` cannot hold is undefined.
+pub fn convert(value: i128, from: IntType, to: IntType) -> Result<i128, UndefinedBehavior> {
+    if from.is_float() || to.is_float() {
+        float::convert(value, from, to).ok_or(UndefinedBehavior::FloatConversionOutOfRange)
+    } else {
+        Ok(to.normalize(value))
+    }
+}
+
 /// Evaluates `expr` with variable values from `env` (`None` = unknown).
 ///
 /// Returns `Ok(None)` when the value depends on an unknown variable, and an error when the
@@ -203,7 +229,15 @@ pub fn eval(
     Ok(match &expr.kind {
         ExprKind::Const(v) => Some(*v),
         ExprKind::Var(v) => env(*v).map(|x| expr.ty.normalize(x)),
-        ExprKind::Cast(e) => eval(e, env, overflow)?.map(|x| expr.ty.normalize(x)),
+        ExprKind::Cast(e) => match eval(e, env, overflow)? {
+            Some(x) => Some(convert(x, e.ty, expr.ty)?),
+            None => None,
+        },
+        // The same bytes read as the node's type: a bit pattern of the same size.
+        ExprKind::Bitcast(e) => eval(e, env, overflow)?.map(|x| expr.ty.normalize(x)),
+        ExprKind::Unary(UnaryOp::LogNot, e) if e.ty.is_float() => {
+            eval(e, env, overflow)?.map(|x| i128::from(float::Float::from_bits(x, e.ty).is_zero()))
+        }
         ExprKind::Unary(op, e) => match eval(e, env, overflow)? {
             Some(x) => Some(unary(*op, x, expr.ty, overflow)?),
             None => None,
@@ -214,7 +248,9 @@ pub fn eval(
             match (va, vb) {
                 (Some(x), Some(y)) => Some(binary(*op, x, y, a.ty, expr.ty, overflow)?),
                 // Absorbing elements keep a value known although one side is not.
-                (Some(0), None) | (None, Some(0)) if matches!(op, BinaryOp::Mul | BinaryOp::BitAnd) => {
+                (Some(0), None) | (None, Some(0))
+                    if matches!(op, BinaryOp::Mul | BinaryOp::BitAnd) && !a.ty.is_float() =>
+                {
                     Some(0)
                 }
                 _ => None,
@@ -258,7 +294,7 @@ fn collect_defined(expr: &Expr, overflow: SignedOverflow, out: &mut Vec<Expr>) {
     };
     match &expr.kind {
         ExprKind::Const(_) | ExprKind::Var(_) => {}
-        ExprKind::Cast(e) => collect_defined(e, overflow, out),
+        ExprKind::Cast(e) | ExprKind::Bitcast(e) => collect_defined(e, overflow, out),
         ExprKind::Unary(op, e) => {
             collect_defined(e, overflow, out);
             if *op == UnaryOp::Neg && checked && e.ty == ty {
@@ -273,7 +309,8 @@ fn collect_defined(expr: &Expr, overflow: SignedOverflow, out: &mut Vec<Expr>) {
                 BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul if checked && a.ty == ty && b.ty == ty => {
                     in_range(Expr::binary(*op, x.cast(ll), y.cast(ll), ll), out);
                 }
-                BinaryOp::Div | BinaryOp::Rem => {
+                // Floating-point division by zero is IEEE-754's infinity or NaN, not undefined.
+                BinaryOp::Div | BinaryOp::Rem if !ty.is_float() => {
                     out.push(cmp(BinaryOp::Ne, y.clone(), Expr::constant(0, b.ty)));
                     if a.ty.signed && b.ty.signed {
                         let not_min = cmp(BinaryOp::Ne, x, Expr::constant(a.ty.min(), a.ty));

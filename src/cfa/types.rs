@@ -1,9 +1,11 @@
-//! Integer types and data models: the only value domain Baton's CFA knows.
+//! Scalar types and data models: the value domain of Baton's CFA.
 //!
 //! Every C scalar the frontend accepts (integers of all widths and signedness, `_Bool`, enums,
-//! and pointers that are only stored and compared) becomes an [`IntType`]. Values are kept as
-//! `i128` *normalised* to their type: sign-extended for signed types, zero-extended for unsigned
-//! ones, `0`/`1` for `_Bool`.
+//! pointers that are only stored and compared, `float` and `double`) becomes an [`IntType`].
+//! Values are kept as `i128` *normalised* to their type: sign-extended for signed types,
+//! zero-extended for unsigned ones, `0`/`1` for `_Bool`, and for the floating-point types the
+//! IEEE-754 bit pattern (binary32 / binary64), zero-extended. A float value is thus its bytes,
+//! as in memory: reinterpreting a union's bytes is the identity on the bit pattern.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -81,62 +83,106 @@ impl fmt::Display for DataModel {
     }
 }
 
-/// An integer type: width in bits and signedness. `bits == 1` is `_Bool`.
+/// A scalar type: width in bits and signedness of an integer (`bits == 1` is `_Bool`), or an
+/// IEEE-754 floating-point type (`float`: 32 bits, `double`: 64 bits) when `float` is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct IntType {
     pub bits: u8,
     pub signed: bool,
+    /// True for `float` and `double`: values are bit patterns, arithmetic is IEEE-754.
+    #[serde(default)]
+    pub float: bool,
 }
 
 impl IntType {
     pub const BOOL: IntType = IntType {
         bits: 1,
         signed: false,
+        float: false,
     };
     pub const CHAR: IntType = IntType {
         bits: 8,
         signed: true,
+        float: false,
     };
     pub const UCHAR: IntType = IntType {
         bits: 8,
         signed: false,
+        float: false,
     };
     pub const SHORT: IntType = IntType {
         bits: 16,
         signed: true,
+        float: false,
     };
     pub const USHORT: IntType = IntType {
         bits: 16,
         signed: false,
+        float: false,
     };
     pub const INT: IntType = IntType {
         bits: 32,
         signed: true,
+        float: false,
     };
     pub const UINT: IntType = IntType {
         bits: 32,
         signed: false,
+        float: false,
     };
     pub const LLONG: IntType = IntType {
         bits: 64,
         signed: true,
+        float: false,
     };
     pub const ULLONG: IntType = IntType {
         bits: 64,
         signed: false,
+        float: false,
+    };
+
+    /// `float` (IEEE-754 binary32).
+    pub const FLOAT: IntType = IntType {
+        bits: 32,
+        signed: false,
+        float: true,
+    };
+    /// `double` (IEEE-754 binary64).
+    pub const DOUBLE: IntType = IntType {
+        bits: 64,
+        signed: false,
+        float: true,
     };
 
     pub const fn signed(bits: u8) -> IntType {
-        IntType { bits, signed: true }
+        IntType {
+            bits,
+            signed: true,
+            float: false,
+        }
     }
 
     pub const fn unsigned(bits: u8) -> IntType {
-        IntType { bits, signed: false }
+        IntType {
+            bits,
+            signed: false,
+            float: false,
+        }
     }
 
     /// True for `_Bool`, whose conversion is `!= 0` rather than truncation.
     pub fn is_bool(self) -> bool {
         self.bits == 1
+    }
+
+    /// True for `float` and `double`.
+    pub fn is_float(self) -> bool {
+        self.float
+    }
+
+    /// The integer type of the same size: what a float's bit pattern is as an unsigned number.
+    pub fn bits_type(self) -> IntType {
+        IntType::unsigned(self.bits)
     }
 
     /// Size in bytes (`sizeof`).
@@ -148,7 +194,7 @@ impl IntType {
         }
     }
 
-    /// Smallest value of the type.
+    /// Smallest value of the type (for a float type: of its bit patterns).
     pub fn min(self) -> i128 {
         if self.signed {
             -(1i128 << (self.bits - 1))
@@ -157,7 +203,7 @@ impl IntType {
         }
     }
 
-    /// Largest value of the type.
+    /// Largest value of the type (for a float type: of its bit patterns).
     pub fn max(self) -> i128 {
         if self.is_bool() {
             1
@@ -189,9 +235,10 @@ impl IntType {
         value >= self.min() && value <= self.max()
     }
 
-    /// Integer promotion (C11 6.3.1.1): everything narrower than `int` becomes `int`.
+    /// Integer promotion (C11 6.3.1.1): every integer narrower than `int` becomes `int`;
+    /// floating-point types stay as they are.
     pub fn promoted(self) -> IntType {
-        if self.bits < 32 {
+        if self.bits < 32 && !self.float {
             IntType::INT
         } else {
             self
@@ -204,8 +251,16 @@ impl IntType {
         self.bits
     }
 
-    /// The usual arithmetic conversions (C11 6.3.1.8) of two operand types.
+    /// The usual arithmetic conversions (C11 6.3.1.8) of two operand types. With a
+    /// floating-point operand the wider floating-point type wins (gcc with SSE evaluates in
+    /// the operands' type, `FLT_EVAL_METHOD == 0`).
     pub fn common(a: IntType, b: IntType) -> IntType {
+        match (a.float, b.float) {
+            (true, true) => return if a.bits >= b.bits { a } else { b },
+            (true, false) => return a,
+            (false, true) => return b,
+            (false, false) => {}
+        }
         let (a, b) = (a.promoted(), b.promoted());
         if a == b {
             return a;
@@ -224,6 +279,9 @@ impl IntType {
 
     /// The C spelling of this type, for emitted C code.
     pub fn c_name(self, model: DataModel) -> &'static str {
+        if self.float {
+            return if self.bits == 32 { "float" } else { "double" };
+        }
         match (self.bits, self.signed) {
             (1, _) => "_Bool",
             (8, true) => "signed char",
@@ -242,6 +300,9 @@ impl IntType {
 
     /// The `__VERIFIER_nondet_*` suffix that yields this type.
     pub fn nondet_suffix(self, model: DataModel) -> &'static str {
+        if self.float {
+            return if self.bits == 32 { "float" } else { "double" };
+        }
         match (self.bits, self.signed) {
             (1, _) => "bool",
             (8, true) => "char",
@@ -263,6 +324,8 @@ impl fmt::Display for IntType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_bool() {
             f.write_str("bool")
+        } else if self.float {
+            write!(f, "f{}", self.bits)
         } else {
             write!(f, "{}{}", if self.signed { "i" } else { "u" }, self.bits)
         }
@@ -295,5 +358,9 @@ mod tests {
         assert_eq!(IntType::common(m.long(), IntType::UINT), IntType::UINT);
         let m = DataModel::LP64;
         assert_eq!(IntType::common(m.long(), IntType::UINT), m.long());
+        assert_eq!(IntType::common(IntType::FLOAT, IntType::LLONG), IntType::FLOAT);
+        assert_eq!(IntType::common(IntType::FLOAT, IntType::DOUBLE), IntType::DOUBLE);
+        assert_eq!(IntType::common(IntType::UCHAR, IntType::DOUBLE), IntType::DOUBLE);
+        assert_eq!(IntType::FLOAT.promoted(), IntType::FLOAT);
     }
 }

@@ -1,7 +1,8 @@
 //! C types as the frontend sees them, and C's typing of integer and character constants.
 
+use crate::cfa::float;
 use crate::cfa::types::{DataModel, IntType};
-use lang_c::ast::{Integer, IntegerBase, IntegerSize};
+use lang_c::ast::{Float, FloatBase, FloatFormat, Integer, IntegerBase, IntegerSize};
 
 /// A C type after resolving typedefs. Only `Int` and `Ptr` values exist in the CFA; arrays are
 /// objects whose elements are such values.
@@ -13,9 +14,30 @@ pub(crate) enum CType {
     Ptr,
     /// An array of the element type (itself an array for more dimensions).
     Array(Box<CType>, ArrayLen),
+    /// A union of scalars of one size: one variable of its storage type.
+    Union(UnionType),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
+}
+
+/// A union whose members are scalars of one size (see the lowering's `union` module).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnionType {
+    /// Member names and types, in declaration order; never empty.
+    pub members: Vec<(String, IntType)>,
+}
+
+impl UnionType {
+    /// The type of the variable holding the union's bytes: the first of its widest members.
+    pub(crate) fn storage(&self) -> IntType {
+        let widest = self.members.iter().map(|(_, t)| t.bits).max().unwrap_or(0);
+        self.members
+            .iter()
+            .map(|(_, t)| *t)
+            .find(|t| t.bits == widest)
+            .unwrap_or(IntType::INT)
+    }
 }
 
 /// The length of an array type.
@@ -94,6 +116,29 @@ pub(crate) fn integer_constant(c: &Integer, model: DataModel) -> Option<(i128, I
         .into_iter()
         .find(|t| t.contains(value))
         .map(|t| (value, t))
+}
+
+/// The bit pattern and type C gives a floating-point constant (C11 6.4.4.2): `double`, or
+/// `float` with suffix `f`, rounded to nearest. `Err(Some(what))` names what Baton does not
+/// model (a `long double` or imaginary constant); `Err(None)`: the text is malformed.
+pub(crate) fn float_constant(c: &Float) -> Result<(i128, IntType), Option<&'static str>> {
+    if c.suffix.imaginary {
+        return Err(Some("imaginary constant"));
+    }
+    let ty = match c.suffix.format {
+        FloatFormat::Float => IntType::FLOAT,
+        FloatFormat::Double => IntType::DOUBLE,
+        FloatFormat::LongDouble => return Err(Some("long double")),
+        FloatFormat::TS18661Format(_) => return Err(Some("_FloatN constant")),
+    };
+    let text = match c.base {
+        FloatBase::Decimal => c.number.to_string(),
+        FloatBase::Hexadecimal => {
+            let digits = c.number.trim_start_matches("0x").trim_start_matches("0X");
+            format!("0x{digits}")
+        }
+    };
+    float::parse_literal(&text, ty).map(|bits| (bits, ty)).ok_or(None)
 }
 
 /// The value of a character constant such as `'a'`, `'\n'`, `'\x41'` or `'\101'` (type `int`;

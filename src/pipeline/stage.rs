@@ -619,7 +619,7 @@ fn prepare_input(
             let limit = (original.locations.len() * RESIDUAL_GROWTH_LIMIT).max(RESIDUAL_MIN_LIMIT);
             let residual = match reducer::reduce(original, accumulated, limit) {
                 Ok(r) => r,
-                Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::Recursive) => {
+                Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::Recursive { .. }) => {
                     return Ok(Prepared::Program(plain(None)))
                 }
                 Err(e) => return Err(format!("reducer: {e}")),

@@ -4,8 +4,8 @@
 //! ([`crate::condition::minimise`]): it explores pairs (control state, automaton state) from
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
-//! transition matches. Calls are inlined on the way (unfolded by call stack; a recursive program
-//! is refused, so the call stack is bounded) where the condition looks inside the callee; a call
+//! transition matches. Calls are inlined on the way (unfolded by call stack; a recursive function
+//! is never inlined, so the call stack is bounded) where the condition looks inside the callee; a call
 //! the condition cannot tell anything about inside stays a call of a copy of the original function
 //! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
 //! product) and those copies. The IDENTITY reducer of
@@ -40,9 +40,10 @@ pub enum ReduceError {
     Condition(#[from] ConditionError),
     #[error("the residual program would exceed {limit} locations (the condition unrolls too much)")]
     TooLarge { limit: usize },
-    /// Calls are inlined into the product, which needs a bounded call stack.
-    #[error("residual of a recursive program: unsupported")]
-    Recursive,
+    /// Calls are inlined into the product, which needs a bounded call stack: a recursive
+    /// function the condition looks inside cannot be inlined.
+    #[error("residual of a recursive program whose condition looks inside the recursive function `{function}`: unsupported")]
+    Recursive { function: String },
 }
 
 /// Where a residual location comes from.
@@ -113,9 +114,9 @@ pub fn reduce(
     max_locations: usize,
 ) -> Result<Residual, ReduceError> {
     condition.validate(program)?;
-    if program.has_recursion() {
-        return Err(ReduceError::Recursive);
-    }
+    // A recursive function stays a call of its copy (its locals per activation) or the
+    // reduction is refused: inlined, it would unfold without bound.
+    let recursive = program.recursive_functions();
     // Only what the condition says matters, not how it is written: fewer automaton states,
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
@@ -196,7 +197,16 @@ pub fn reduce(
                     location: program.edge(step.edge()).to,
                     call_stack: node.control.call_stack.clone(),
                 },
-                None => node.control.successor(step, program),
+                None => {
+                    if let Operation::Call { callee, .. } = &program.edge(step.edge()).op {
+                        if recursive[callee.index()] {
+                            return Err(ReduceError::Recursive {
+                                function: program.function(*callee).name.clone(),
+                            });
+                        }
+                    }
+                    node.control.successor(step, program)
+                }
             };
             let next = ProductNode { control, states };
             let to = match ids.get(&next) {

@@ -139,7 +139,7 @@ pub fn violation_graphml(program: &Program, run: &[PathPoint]) -> String {
         }
         let _ = writeln!(out, "  <edge source=\"N{}\" target=\"N{node}\">", node - 1);
         let _ = writeln!(out, "   <data key=\"startline\">{}</data>", p.at.line);
-        if let Some(v) = p.value {
+        if let Some(v) = p.value_c() {
             let _ = writeln!(out, "   <data key=\"assumption\">\\result == {v};</data>");
             let _ = writeln!(
                 out,

@@ -13,6 +13,7 @@ use super::format::{
 };
 use super::{location, metadata};
 use crate::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
+use crate::cfa::types::IntType;
 use crate::cfa::{Operation, Program, SourceLoc};
 
 /// Step limit of replays for witnesses (counterexample paths are far shorter).
@@ -36,6 +37,20 @@ pub struct PathPoint {
     pub callee: String,
     /// The value a nondet call returned; `None` for the error call.
     pub value: Option<i128>,
+    /// The type of the nondet call's value (a float's value is its bit pattern).
+    pub ty: IntType,
+}
+
+impl PathPoint {
+    /// The returned value as a C expression: the number, or for a float an exact literal.
+    pub fn value_c(&self) -> Option<String> {
+        let v = self.value?;
+        Some(if self.ty.is_float() {
+            crate::cfa::float::c_literal(v, self.ty)
+        } else {
+            v.to_string()
+        })
+    }
 }
 
 /// Runs `program` on `inputs` with the path recorded, as long as a replay may take.
@@ -63,17 +78,21 @@ pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint
         let edge = program.edge(*id);
         let function = program.function(program.location(edge.from).func).name.clone();
         match &edge.op {
-            Operation::Nondet { function: callee, .. } => points.push(PathPoint {
+            Operation::Nondet {
+                function: callee, ty, ..
+            } => points.push(PathPoint {
                 at: edge.source,
                 function,
                 callee: callee.clone(),
                 value: Some(values.next().copied().unwrap_or(0)),
+                ty: *ty,
             }),
             Operation::Error { function: callee } => points.push(PathPoint {
                 at: edge.source,
                 function,
                 callee: callee.clone(),
                 value: None,
+                ty: IntType::INT,
             }),
             _ => {}
         }
@@ -90,7 +109,7 @@ pub fn violation_witness(program: &Program, run: &[PathPoint]) -> Vec<Entry> {
     let content = run
         .iter()
         .map(|p| {
-            let (kind, constraint) = match p.value {
+            let (kind, constraint) = match p.value_c() {
                 Some(v) => (
                     WaypointKind::FunctionReturn,
                     Some(Constraint {

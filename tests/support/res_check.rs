@@ -180,7 +180,7 @@ pub fn program_constants(program: &Program) -> BTreeSet<i128> {
                 out.insert(*v);
             }
             ExprKind::Var(_) => {}
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) => walk(a, out),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => walk(a, out),
             ExprKind::Binary(_, a, b) => {
                 walk(a, out);
                 walk(b, out);

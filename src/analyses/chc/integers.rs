@@ -141,6 +141,16 @@ impl Encoder<'_> {
         Val::of_type(term, ty)
     }
 
+    /// A value of type `from` converted to `to`: unmodelled when either is a float type and
+    /// they differ (IEEE-754 conversions are not modelled), else wrapped.
+    fn convert(&mut self, v: Val, from: IntType, to: IntType) -> Val {
+        if from != to && (from.is_float() || to.is_float()) {
+            self.unmodelled(to)
+        } else {
+            wrap(v, to)
+        }
+    }
+
     /// The result of an exact computation in type `ty`: undefined if a signed type cannot hold
     /// it (unless overflow wraps), wrapped otherwise.
     fn result(&mut self, exact: Val, ty: IntType) -> Val {
@@ -160,13 +170,22 @@ impl Encoder<'_> {
 
     fn value(&mut self, expr: &Expr) -> Val {
         let ty = expr.ty;
+        if expr.is_float_operation() {
+            return self.unmodelled(ty);
+        }
         match &expr.kind {
             ExprKind::Const(v) => Val::constant(ty.normalize(*v)),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
-                wrap(Val::of_type(int_var(*v, self.ssa.get(*v)), declared), ty)
+                self.convert(
+                    Val::of_type(int_var(*v, self.ssa.get(*v)), declared),
+                    declared,
+                    ty,
+                )
             }
-            ExprKind::Cast(e) => {
+            // A bitcast reads a bit pattern as another type of the same size: wrapping the
+            // normalised value into `ty` is exactly that.
+            ExprKind::Cast(e) | ExprKind::Bitcast(e) => {
                 let inner = self.value(e);
                 wrap(inner, ty)
             }
@@ -196,6 +215,10 @@ impl Encoder<'_> {
     }
 
     fn condition(&mut self, expr: &Expr) -> Bool {
+        if expr.is_float_operation() || expr.ty.is_float() {
+            // Comparisons of floats (and a float's zero-ness) are not modelled.
+            return self.unmodelled(IntType::BOOL).term.eq(Int::from_i64(1));
+        }
         match &expr.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
             ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),
@@ -409,7 +432,7 @@ impl IntPath {
                 };
                 if let (Some(res), Some(rv)) = (result, function(*callee)?.return_var) {
                     let v = Val::of_type(int_var(rv, before.get(rv)), var_ty(rv)?);
-                    writes.push((*res, wrap(v, var_ty(*res)?)));
+                    writes.push((*res, enc.convert(v, var_ty(rv)?, var_ty(*res)?)));
                 }
             }
             (Step::Edge(_), op) => match op {
@@ -419,7 +442,7 @@ impl IntPath {
                 | Operation::Exit { .. } => {}
                 Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
                     let v = enc.value(e);
-                    writes.push((*var, wrap(v, var_ty(*var)?)));
+                    writes.push((*var, enc.convert(v, e.ty, var_ty(*var)?)));
                 }
                 Operation::Declare { var, init: None } => {
                     let ty = var_ty(*var)?;
@@ -439,7 +462,7 @@ impl IntPath {
                     if let Some(var) = lhs {
                         let v = fresh("nondet");
                         enc.side.push(in_range(&v, *ty));
-                        writes.push((*var, wrap(Val::of_type(v, *ty), var_ty(*var)?)));
+                        writes.push((*var, enc.convert(Val::of_type(v, *ty), *ty, var_ty(*var)?)));
                     }
                 }
                 Operation::Assume { cond, branch } => {
@@ -458,7 +481,7 @@ impl IntPath {
                     }
                     for (p, a) in f.params.iter().zip(args) {
                         let v = enc.value(a);
-                        writes.push((*p, wrap(v, var_ty(*p)?)));
+                        writes.push((*p, enc.convert(v, a.ty, var_ty(*p)?)));
                     }
                 }
                 Operation::Return { value } => {
@@ -468,7 +491,7 @@ impl IntPath {
                         .ok_or(EncodeError::NoSuchLocation(edge.from.0))?;
                     if let (Some(e), Some(rv)) = (value, function(loc.func)?.return_var) {
                         let v = enc.value(e);
-                        writes.push((rv, wrap(v, var_ty(rv)?)));
+                        writes.push((rv, enc.convert(v, e.ty, var_ty(rv)?)));
                     }
                 }
             },

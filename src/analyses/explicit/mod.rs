@@ -194,8 +194,8 @@ type ValueGroup = HashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFram
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
     match &cond.kind {
-        // `if (x)` false branch: x == 0.
-        ExprKind::Var(v) if !branch => Some((*v, 0)),
+        // `if (x)` false branch: x == 0 (for a float also -0.0: nothing learned).
+        ExprKind::Var(v) if !branch && !cond.ty.is_float() => Some((*v, 0)),
         ExprKind::Unary(UnaryOp::LogNot, inner) => learned_equality(inner, !branch, program),
         ExprKind::Binary(op @ (BinaryOp::Eq | BinaryOp::Ne), a, b) if (*op == BinaryOp::Eq) == branch => {
             let (var_side, value) = match (a.as_const(), b.as_const()) {
@@ -205,6 +205,10 @@ pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> 
             };
             let var = strip_value_preserving_casts(var_side)?;
             let ty = program.variable(var).ty;
+            if ty.is_float() || var_side.ty.is_float() {
+                // Equal floats may differ in bits (0.0 and -0.0).
+                return None;
+            }
             // Only a value the variable can hold is learned; otherwise the branch may still be
             // feasible through a cast that changes values, and nothing is learned.
             ty.contains(value).then_some((var, value))
@@ -220,7 +224,11 @@ fn strip_value_preserving_casts(expr: &Expr) -> Option<VarId> {
         ExprKind::Var(v) => Some(*v),
         ExprKind::Cast(inner) => {
             let (from, to) = (inner.ty, expr.ty);
-            let preserving = to.contains(from.min()) && to.contains(from.max()) && !to.is_bool();
+            let preserving = to.contains(from.min())
+                && to.contains(from.max())
+                && !to.is_bool()
+                && !from.is_float()
+                && !to.is_float();
             if preserving {
                 strip_value_preserving_casts(inner)
             } else {
@@ -530,7 +538,10 @@ pub fn loop_invariants(arg: &Arg<ExplicitState>, program: &Program) -> Vec<(LocI
             .iter()
             .filter(|(v, _)| {
                 let x = program.variable(**v);
-                !x.temporary && (x.scope == Scope::Global || x.scope == Scope::Local(func))
+                // Float bit patterns are not ordered as their values: no ranges over them.
+                !x.temporary
+                    && !x.ty.is_float()
+                    && (x.scope == Scope::Global || x.scope == Scope::Local(func))
             })
             .map(|(v, c)| (*v, *c))
             .collect();

@@ -202,6 +202,16 @@ fn convert(v: &BV, from_signed: bool, to: IntType) -> BV {
     }
 }
 
+/// A value of type `from` converted to `to`: a fresh value when either is a float type and
+/// they differ (IEEE-754 conversions are not modelled), else [`convert`].
+fn convert_from(v: &BV, from: IntType, to: IntType) -> BV {
+    if from != to && (from.is_float() || to.is_float()) {
+        BV::new_const(fresh_name("float"), u32::from(to.bits))
+    } else {
+        convert(v, from.signed, to)
+    }
+}
+
 /// True if `exact` (a signed value of its width) is outside the range of the signed type of
 /// `bits` bits.
 fn outside_signed(exact: &BV, bits: u32) -> Bool {
@@ -301,6 +311,11 @@ impl<'a> ExprEncoder<'a> {
     pub fn value(&mut self, expr: &Expr) -> BV {
         let ty = expr.ty;
         let bits = u32::from(ty.bits);
+        if expr.is_float_operation() {
+            // IEEE-754 arithmetic is not modelled: any value (sound; a counterexample through
+            // it is replayed on the interpreter before it counts).
+            return BV::new_const(fresh_name("float"), bits);
+        }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
             ExprKind::Var(v) => {
@@ -309,7 +324,7 @@ impl<'a> ExprEncoder<'a> {
                 if declared == ty {
                     term
                 } else {
-                    convert(&term, declared.signed, ty)
+                    convert_from(&term, declared, ty)
                 }
             }
             ExprKind::Cast(e) => {
@@ -317,9 +332,11 @@ impl<'a> ExprEncoder<'a> {
                 if e.ty == ty {
                     inner
                 } else {
-                    convert(&inner, e.ty.signed, ty)
+                    convert_from(&inner, e.ty, ty)
                 }
             }
+            // Same size: the bits are the value.
+            ExprKind::Bitcast(e) => self.value(e),
             ExprKind::Unary(UnaryOp::LogNot, e) => {
                 let c = self.condition(e);
                 bool_to_bv(&c.not(), bits)
@@ -357,6 +374,10 @@ impl<'a> ExprEncoder<'a> {
     /// `expr != 0` as a Boolean formula (comparisons and `!` directly, without going through
     /// an `int` 0/1).
     pub fn condition(&mut self, expr: &Expr) -> Bool {
+        if expr.is_float_operation() || expr.ty.is_float() {
+            // A float is zero also as -0.0: whether it is, is not modelled.
+            return Bool::new_const(fresh_name("float"));
+        }
         match &expr.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
             ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),
@@ -669,7 +690,7 @@ impl PathFormula {
                         let res_ty = var_ty(*res)?;
                         Some((
                             *res,
-                            convert(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty.signed, res_ty),
+                            convert_from(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty, res_ty),
                         ))
                     }
                     _ => None,
@@ -708,11 +729,7 @@ impl PathFormula {
                         .ok_or(EncodeError::NoSuchVariable(var.0))?
                         .ty;
                     let v = eval(e, &self.ssa, &mut undefined);
-                    let v = if e.ty == ty {
-                        v
-                    } else {
-                        convert(&v, e.ty.signed, ty)
-                    };
+                    let v = if e.ty == ty { v } else { convert_from(&v, e.ty, ty) };
                     conjuncts.push(assign(*var, v, &mut next)?);
                 }
                 Operation::Declare { var, init: None } => {
@@ -740,7 +757,7 @@ impl PathFormula {
                                 // The nondet value has type `ty`; the variable gets it
                                 // converted. Keep the value itself for replay.
                                 let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
-                                conjuncts.push(t.eq(convert(&raw, ty.signed, vty)));
+                                conjuncts.push(t.eq(convert_from(&raw, *ty, vty)));
                                 raw
                             }
                         }
@@ -781,7 +798,7 @@ impl PathFormula {
                                 if a.ty == pty {
                                     v
                                 } else {
-                                    convert(&v, a.ty.signed, pty)
+                                    convert_from(&v, a.ty, pty)
                                 },
                             )
                         })
@@ -821,7 +838,7 @@ impl PathFormula {
                         let v = if e.ty == rty {
                             v
                         } else {
-                            convert(&v, e.ty.signed, rty)
+                            convert_from(&v, e.ty, rty)
                         };
                         conjuncts.push(assign(rv, v, &mut next)?);
                     }

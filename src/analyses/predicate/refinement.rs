@@ -425,13 +425,17 @@ fn substitute(e: &Expr, var: VarId, value: &Expr) -> Expr {
             kind: ExprKind::Cast(Box::new(substitute(a, var, value))),
             ty: e.ty,
         },
+        ExprKind::Bitcast(a) => Expr {
+            kind: ExprKind::Bitcast(Box::new(substitute(a, var, value))),
+            ty: e.ty,
+        },
     }
 }
 
 fn size(e: &Expr) -> usize {
     match &e.kind {
         ExprKind::Const(_) | ExprKind::Var(_) => 1,
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) => 1 + size(a),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => 1 + size(a),
         ExprKind::Binary(_, a, b) => 1 + size(a) + size(b),
     }
 }

@@ -10,7 +10,15 @@ use lang_c::ast::{ArraySize, InitializerListItem};
 #[derive(Debug, Clone)]
 pub(super) enum Place {
     Var(VarId),
-    Element { array: VarId, index: Vec<Expr> },
+    Element {
+        array: VarId,
+        index: Vec<Expr>,
+    },
+    /// A member of a union variable whose bytes are held in type `storage`.
+    Member {
+        var: VarId,
+        storage: IntType,
+    },
 }
 
 impl Lowerer<'_> {
@@ -204,8 +212,8 @@ impl Lowerer<'_> {
             shape.initial = bytes;
         } else if let Some(i) = init {
             for (flat, e) in self.initial_elements(&shape, i)? {
-                let v = self.const_eval(e)?;
-                shape.initial.push((flat, ty.normalize(v)));
+                let v = self.const_value(e, ty)?;
+                shape.initial.push((flat, v));
             }
         }
         Ok((ty, shape))
@@ -361,6 +369,7 @@ impl Lowerer<'_> {
     pub(super) fn read_place(&mut self, place: &Place, ty: IntType) -> Result<Expr> {
         match place {
             Place::Var(v) => Ok(Expr::var(*v, ty)),
+            Place::Member { var, storage } => Ok(super::union::member_bytes(Expr::var(*var, *storage), ty)),
             Place::Element { array, index } => {
                 let tmp = self.temp(ty)?;
                 self.emit(Operation::Load {
@@ -377,6 +386,10 @@ impl Lowerer<'_> {
     pub(super) fn write_place(&mut self, place: &Place, value: Expr) -> Result<()> {
         match place {
             Place::Var(v) => self.emit(Operation::Assign { lhs: *v, rhs: value }),
+            Place::Member { var, storage } => {
+                let rhs = super::union::with_member_bytes(Expr::var(*var, *storage), value);
+                self.emit(Operation::Assign { lhs: *var, rhs })
+            }
             Place::Element { array, index } => self.emit(Operation::Store {
                 array: *array,
                 index: index.clone(),
@@ -398,6 +411,10 @@ impl Lowerer<'_> {
             Place::Var(v) => {
                 self.write_place(place, value)?;
                 Ok(Expr::var(*v, ty))
+            }
+            Place::Member { var, storage } => {
+                self.write_place(place, value)?;
+                Ok(super::union::member_bytes(Expr::var(*var, *storage), ty))
             }
             Place::Element { .. } if used => {
                 let tmp = self.temp(ty)?;

@@ -152,7 +152,8 @@ impl Lowerer<'_> {
         };
         self.ignored_args(args)?;
         match &ret {
-            CType::Int(_) | CType::Ptr => {
+            // A union's bytes: any value of its storage type.
+            CType::Int(_) | CType::Ptr | CType::Union(_) => {
                 let ty = self.value_type(&ret, at)?;
                 let (lhs, val, conv) = self.dest_var(dest, ty)?;
                 self.emit(Operation::Nondet {

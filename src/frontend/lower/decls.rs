@@ -12,6 +12,7 @@ impl Lowerer<'_> {
     ) -> Result<CType> {
         let (mut void, mut char_, mut short, mut long, mut unsigned, mut bool_) =
             (false, false, false, 0, false, false);
+        let (mut float, mut double) = (false, false);
         let mut other: Option<CType> = None;
         for s in specs {
             match &s.node {
@@ -22,17 +23,16 @@ impl Lowerer<'_> {
                 TypeSpecifier::Long => long += 1,
                 TypeSpecifier::Unsigned => unsigned = true,
                 TypeSpecifier::Bool => bool_ = true,
-                TypeSpecifier::Float | TypeSpecifier::Double | TypeSpecifier::TS18661Float(_) => {
-                    other = Some(CType::Unsupported("floating-point type".into()))
-                }
+                TypeSpecifier::Float => float = true,
+                TypeSpecifier::Double => double = true,
+                TypeSpecifier::TS18661Float(_) => other = Some(CType::Unsupported("_FloatN type".into())),
                 TypeSpecifier::Complex => other = Some(CType::Unsupported("complex type".into())),
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
-                    let kind = match st.node.kind.node {
-                        lang_c::ast::StructKind::Struct => "struct",
-                        lang_c::ast::StructKind::Union => "union",
-                    };
-                    other = Some(CType::Unsupported(format!("{kind} type")))
+                    other = Some(match st.node.kind.node {
+                        lang_c::ast::StructKind::Struct => CType::Unsupported("struct type".into()),
+                        lang_c::ast::StructKind::Union => self.union_type(&st.node)?,
+                    })
                 }
                 TypeSpecifier::Enum(en) => {
                     other = Some(CType::Int(self.enum_type(&en.node)?));
@@ -51,6 +51,13 @@ impl Lowerer<'_> {
         }
         Ok(if void {
             CType::Void
+        } else if double && long > 0 {
+            // x87 80-bit extended precision: not modelled, never silently as `double`.
+            CType::Unsupported("long double".into())
+        } else if double {
+            CType::Int(IntType::DOUBLE)
+        } else if float {
+            CType::Int(IntType::FLOAT)
         } else if bool_ {
             CType::Int(IntType::BOOL)
         } else if char_ {
@@ -250,6 +257,7 @@ impl Lowerer<'_> {
     pub(super) fn value_type(&self, t: &CType, offset: usize) -> Result<IntType> {
         match t {
             CType::Int(i) => Ok(*i),
+            CType::Union(u) => Ok(u.storage()),
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
@@ -351,10 +359,7 @@ impl Lowerer<'_> {
         let initial = match init {
             None => None,
             Some(i) => Some(match &i.node {
-                Initializer::Expression(e) => {
-                    let v = self.const_eval(e)?;
-                    ty.normalize(v)
-                }
+                Initializer::Expression(e) => self.const_value(e, ty)?,
                 Initializer::List(_) => return Err(self.unsupported(i.span.start, "initializer list")),
             }),
         };
@@ -421,13 +426,33 @@ impl Lowerer<'_> {
 
     /// Evaluates an integer constant expression.
     pub(super) fn const_eval(&mut self, e: &Node<Expression>) -> Result<i128> {
+        self.constant_expression(e, None)
+    }
+
+    /// Evaluates a constant expression converted to `ty`, as an initializer of an object of
+    /// type `ty` (the value normalised to `ty`; a float's bit pattern).
+    pub(super) fn const_value(&mut self, e: &Node<Expression>, ty: IntType) -> Result<i128> {
+        self.constant_expression(e, Some(ty))
+    }
+
+    fn constant_expression(&mut self, e: &Node<Expression>, ty: Option<IntType>) -> Result<i128> {
         let saved = self.fs.take();
         let saved_pos = self.pos;
         self.pos = e.span.start;
         let v = self.rvalue(e);
         self.fs = saved;
         self.pos = saved_pos;
-        let v = v?;
+        let mut v = v?;
+        match ty {
+            Some(ty) => v.e = v.e.cast(ty),
+            None if v.e.ty.is_float() => {
+                return Err(self.malformed(
+                    e.span.start,
+                    "floating-point value in an integer constant expression",
+                ))
+            }
+            None => {}
+        }
         // gcc accepts an overflowing constant expression (with a warning) and wraps it.
         match semantics::eval(&v.e, &|_| None, semantics::SignedOverflow::Wrap) {
             Ok(Some(x)) => Ok(x),

@@ -36,7 +36,7 @@ impl Lowerer<'_> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
                 .element(e)?
                 .ok_or_else(|| self.malformed(e.span.start, "expression is not assignable")),
-            Expression::Member(_) => Err(self.unsupported(e.span.start, "struct/union member access")),
+            Expression::Member(m) => self.member_place(m),
             _ => Err(self.malformed(e.span.start, "expression is not assignable")),
         }
     }
@@ -78,7 +78,10 @@ impl Lowerer<'_> {
                     Some((v, t)) => int(Expr::constant(v, t)),
                     None => Err(self.unsupported(at, "integer constant too large")),
                 },
-                Constant::Float(_) => Err(self.unsupported(at, "floating-point constant")),
+                Constant::Float(f) => {
+                    let (bits, ty) = self.float_constant(f, at)?;
+                    int(Expr::constant(bits, ty))
+                }
                 Constant::Character(s) => match character_constant(s) {
                     Some(v) => int(Expr::int(v)),
                     None => Err(self.unsupported(at, format!("character constant {s}"))),
@@ -86,7 +89,16 @@ impl Lowerer<'_> {
             },
             Expression::StringLiteral(_) => Err(self.unsupported(at, "string literal")),
             Expression::GenericSelection(_) => Err(self.unsupported(at, "_Generic")),
-            Expression::Member(_) => Err(self.unsupported(at, "struct/union member access")),
+            Expression::Member(m) => {
+                if let Expression::CompoundLiteral(literal) = &m.node.expression.node {
+                    if m.node.operator.node == lang_c::ast::MemberOperator::Direct {
+                        return int(self.literal_member(literal, &m.node.identifier.node.name, at)?);
+                    }
+                }
+                let (place, t) = self.member_place(m)?;
+                let ty = self.value_type(&t, at)?;
+                int(self.read_place(&place, ty)?)
+            }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
             Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),
             Expression::SizeOfTy(t) => {
@@ -124,6 +136,7 @@ impl Lowerer<'_> {
                         }))
                     }
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
+                    CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
                 }
             }
@@ -224,10 +237,19 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// The bit pattern and type of a floating-point constant.
+    pub(super) fn float_constant(&self, c: &lang_c::ast::Float, at: usize) -> Result<(i128, IntType)> {
+        float_constant(c).map_err(|what| match what {
+            Some(what) => self.unsupported(at, what),
+            None => self.malformed(at, "malformed floating-point constant"),
+        })
+    }
+
     pub(super) fn size_of(&self, t: &CType, at: usize) -> Result<i128> {
         Ok(match t {
             CType::Void => 1,
             CType::Int(i) => i128::from(i.size_bytes()),
+            CType::Union(u) => i128::from(u.storage().size_bytes()),
             CType::Ptr => i128::from(self.model.pointer().size_bytes()),
             CType::Array(elem, ArrayLen::Fixed(n)) => {
                 let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
@@ -254,7 +276,7 @@ impl Lowerer<'_> {
                     None => return Err(self.unsupported(at, "integer constant too large")),
                 },
                 Constant::Character(_) => CType::Int(IntType::INT),
-                Constant::Float(_) => return Err(self.unsupported(at, "floating-point constant")),
+                Constant::Float(f) => CType::Int(self.float_constant(f, at)?.1),
             },
             Expression::Cast(c) => self.type_name(&c.node.type_name)?,
             Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => {
@@ -351,6 +373,7 @@ impl Lowerer<'_> {
                 }
                 let ty = self.value_type(&t, at)?;
                 let c = IntType::common(ty, IntType::INT);
+                let one = Expr::number(1, c);
                 let bop = if matches!(op, U::PreIncrement | U::PostIncrement) {
                     BinaryOp::Add
                 } else {
@@ -358,14 +381,14 @@ impl Lowerer<'_> {
                 };
                 let old = self.read_place(&x, ty)?;
                 let post = matches!(op, U::PostIncrement | U::PostDecrement);
-                let old = if post && used && matches!(x, Place::Var(_)) {
+                let old = if post && used && matches!(x, Place::Var(_) | Place::Member { .. }) {
                     let tmp = self.temp(ty)?;
                     self.emit(Operation::Assign { lhs: tmp, rhs: old })?;
                     Expr::var(tmp, ty)
                 } else {
                     old
                 };
-                let new = Expr::binary(bop, old.clone().cast(c), Expr::constant(1, c), c).cast(ty);
+                let new = Expr::binary(bop, old.clone().cast(c), one, c).cast(ty);
                 let new = self.assign_place(&x, new, ty, used)?;
                 Ok(Some(Val {
                     e: if post { old } else { new },
@@ -376,6 +399,9 @@ impl Lowerer<'_> {
                 let v = self.rvalue(&u.node.operand)?;
                 if v.ptr {
                     return Err(self.unsupported(at, "arithmetic on a pointer"));
+                }
+                if op == U::Complement && v.e.ty.is_float() {
+                    return Err(self.malformed(at, "`~` on a floating-point operand"));
                 }
                 let p = v.e.ty.promoted();
                 let e = v.e.cast(p);
@@ -412,6 +438,10 @@ impl Lowerer<'_> {
         }
         if a.ptr || b.ptr {
             return Err(self.unsupported(at, "pointer arithmetic"));
+        }
+        let integer_only = !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
+        if integer_only && (a.e.ty.is_float() || b.e.ty.is_float()) {
+            return Err(self.malformed(at, format!("`{}` on a floating-point operand", op.symbol())));
         }
         let e = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
             let pa = a.e.ty.promoted();

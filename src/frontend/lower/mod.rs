@@ -17,12 +17,13 @@ mod call;
 mod decls;
 mod expr;
 mod stmt;
+mod union;
 
 use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
 use super::reach::reachable_definitions;
-use super::types::{character_constant, integer_constant, ArrayLen, CType};
+use super::types::{character_constant, float_constant, integer_constant, ArrayLen, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
@@ -78,6 +79,8 @@ fn nondet_suffix_type(suffix: &str, model: DataModel) -> Option<CType> {
         "ulong" | "unsigned_long" | "size_t" => model.ulong(),
         "longlong" | "s64" => IntType::LLONG,
         "ulonglong" | "u64" => IntType::ULLONG,
+        "float" => IntType::FLOAT,
+        "double" => IntType::DOUBLE,
         "pointer" => return Some(CType::Ptr),
         _ => return None,
     }))
@@ -197,6 +200,8 @@ struct Lowerer<'a> {
     edges: Vec<Edge>,
     scopes: Vec<HashMap<String, Sym>>,
     enum_tags: HashMap<String, IntType>,
+    /// The unions declared with a tag (see [`union`]).
+    union_tags: HashMap<String, CType>,
     funcs: HashMap<String, FuncInfo>,
     globals: HashMap<String, VarId>,
     extern_only: HashSet<VarId>,
@@ -235,6 +240,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
             Sym::Typedef(CType::Unsupported("va_list".into())),
         )])],
         enum_tags: HashMap::new(),
+        union_tags: HashMap::new(),
         funcs: HashMap::new(),
         globals: HashMap::new(),
         extern_only: HashSet::new(),

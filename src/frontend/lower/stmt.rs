@@ -317,7 +317,12 @@ impl Lowerer<'_> {
                 self.cond(last, t, f)
             }
             _ => {
-                let v = self.rvalue(e)?;
+                let mut v = self.rvalue(e)?;
+                if v.e.ty.is_float() {
+                    // A float is true unless it compares equal to zero (also -0.0).
+                    let zero = Expr::number(0, v.e.ty);
+                    v.e = fold(Expr::binary(BinaryOp::Ne, v.e, zero, IntType::INT));
+                }
                 match v.e.as_const() {
                     // A constant condition has only its feasible branch.
                     Some(c) => {

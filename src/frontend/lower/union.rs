@@ -1,0 +1,181 @@
+//! Unions of scalars, as programs use them for type punning (`union { double d; long long i;
+//! }`, `union { double d; int i; }`).
+//!
+//! All members of such a union start at its first byte, so a union object is one CFA variable
+//! whose type is its widest member's ("storage") type; the value is its bytes (integers
+//! normalised, floats as bit patterns, see [`crate::cfa::types`]). Reading member `m` is a
+//! [`Bitcast`](crate::cfa::expr::ExprKind::Bitcast) of the variable's bytes to `m`'s type —
+//! of its low bytes if `m` is narrower (x86 is little-endian in both data models) — and
+//! writing it replaces those bytes. What does not fit this model — `_Bool`, pointer, array or
+//! aggregate members, bit-fields — is `unsupported` where the union type is used. A member of
+//! a compound literal, `((union U){ .m = e }).n`, reads `e`'s bytes as `n` (the form Baton's
+//! C emitter writes for a bitcast).
+
+use super::array::Place;
+use super::*;
+use crate::frontend::types::UnionType;
+use lang_c::ast::{CompoundLiteral, Designator, MemberOperator, StructDeclaration, StructType};
+
+impl Lowerer<'_> {
+    /// The type a `union` specifier denotes, registering its tag when it has members.
+    pub(super) fn union_type(&mut self, st: &StructType) -> Result<CType> {
+        let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
+        let Some(declarations) = &st.declarations else {
+            // A reference to a tag declared before (or an incomplete type).
+            return Ok(tag
+                .and_then(|t| self.union_tags.get(&t).cloned())
+                .unwrap_or_else(|| CType::Unsupported("incomplete union type".into())));
+        };
+        let t = self.union_members(declarations)?;
+        if let Some(tag) = tag {
+            // Tags are block-scoped in C; Baton keeps one table, so a tag defined twice with
+            // different members is ambiguous and not modelled.
+            let t = match self.union_tags.get(&tag) {
+                Some(old) if *old != t => CType::Unsupported(format!("union `{tag}` defined twice")),
+                _ => t,
+            };
+            self.union_tags.insert(tag, t.clone());
+            return Ok(t);
+        }
+        Ok(t)
+    }
+
+    fn union_members(&mut self, declarations: &[Node<StructDeclaration>]) -> Result<CType> {
+        let mut members = Vec::new();
+        for d in declarations {
+            let StructDeclaration::Field(field) = &d.node else {
+                continue;
+            };
+            let specs: Vec<&Node<TypeSpecifier>> = field
+                .node
+                .specifiers
+                .iter()
+                .filter_map(|s| match &s.node {
+                    SpecifierQualifier::TypeSpecifier(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            let base = self.base_type(specs.into_iter())?;
+            for decl in &field.node.declarators {
+                if decl.node.bit_width.is_some() {
+                    return Ok(CType::Unsupported("bit-field in a union".into()));
+                }
+                let Some(declarator) = &decl.node.declarator else {
+                    continue;
+                };
+                let (name, declared) = self.declarator(base.clone(), declarator)?;
+                let (Some(name), Declared::Object(CType::Int(ty))) = (name, declared) else {
+                    return Ok(CType::Unsupported(
+                        "union with a member that is not an integer or floating-point scalar".into(),
+                    ));
+                };
+                if ty.is_bool() {
+                    return Ok(CType::Unsupported("union with a _Bool member".into()));
+                }
+                members.push((name, ty));
+            }
+        }
+        if members.is_empty() {
+            return Ok(CType::Unsupported("union without members".into()));
+        }
+        Ok(CType::Union(UnionType { members }))
+    }
+
+    /// The value of `((union U){ .m = e }).n`: `e` converted to `m`'s type, its bytes read as
+    /// `n` (bytes beyond `m` are zero).
+    pub(super) fn literal_member(
+        &mut self,
+        literal: &Node<CompoundLiteral>,
+        member: &str,
+        at: usize,
+    ) -> Result<Expr> {
+        let CType::Union(u) = self.type_name(&literal.node.type_name)? else {
+            return Err(self.unsupported(at, "member of a compound literal that is not a union"));
+        };
+        let [item] = literal.node.initializer_list.as_slice() else {
+            return Err(self.unsupported(at, "union compound literal without exactly one initializer"));
+        };
+        let written = match item.node.designation.as_slice() {
+            [] => Some(&u.members[0]),
+            [d] => match &d.node {
+                Designator::Member(name) => u.members.iter().find(|(n, _)| *n == name.node.name),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(&(_, written_ty)) = written else {
+            return Err(self.malformed(at, "designator of a union compound literal"));
+        };
+        let Initializer::Expression(e) = &item.node.initializer.node else {
+            return Err(self.unsupported(at, "nested initializer list in a union compound literal"));
+        };
+        let value = self.rvalue(e)?.e.cast(written_ty);
+        let Some(&(_, read_ty)) = u.members.iter().find(|(n, _)| n == member) else {
+            return Err(self.malformed(at, format!("no member `{member}` in the union")));
+        };
+        let bytes = with_member_bytes(Expr::number(0, u.storage()), value);
+        Ok(member_bytes(bytes, read_ty))
+    }
+
+    /// The place `u.m` designates and the member's type.
+    pub(super) fn member_place(&mut self, m: &Node<lang_c::ast::MemberExpression>) -> Result<(Place, CType)> {
+        let at = m.span.start;
+        if m.node.operator.node == MemberOperator::Indirect {
+            return Err(self.unsupported(at, "member access through a pointer (->)"));
+        }
+        let Expression::Identifier(id) = &m.node.expression.node else {
+            return Err(self.unsupported(at, "member access of an expression other than a variable"));
+        };
+        let (var, t) = match self.lookup(&id.node.name) {
+            Some(Sym::Var(v, t)) => (*v, t.clone()),
+            Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what.clone())),
+            _ => return Err(self.malformed(at, format!("`{}` is not a union variable", id.node.name))),
+        };
+        self.check_extern(var, at)?;
+        let u = match t {
+            CType::Union(u) => u,
+            CType::Unsupported(what) => return Err(self.unsupported(at, what)),
+            _ => return Err(self.unsupported(at, "struct/union member access")),
+        };
+        let name = &m.node.identifier.node.name;
+        match u.members.iter().find(|(n, _)| n == name) {
+            Some(&(_, ty)) => Ok((
+                Place::Member {
+                    var,
+                    storage: u.storage(),
+                },
+                CType::Int(ty),
+            )),
+            None => Err(self.malformed(at, format!("no member `{name}` in the union"))),
+        }
+    }
+}
+
+/// The first `member.size_bytes()` bytes of a union's `storage` value, read as `member`
+/// (little-endian: the low bytes).
+pub(super) fn member_bytes(storage: Expr, member: IntType) -> Expr {
+    if member.bits == storage.ty.bits {
+        return storage.bitcast(member);
+    }
+    let bits = storage.ty.bits_type();
+    storage.bitcast(bits).cast(member.bits_type()).bitcast(member)
+}
+
+/// The union's `storage` value with its first bytes replaced by those of `value`.
+pub(super) fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
+    let ty = storage.ty;
+    if value.ty.bits == ty.bits {
+        return value.bitcast(ty);
+    }
+    let bits = ty.bits_type();
+    let low_mask = (1i128 << value.ty.bits) - 1;
+    let kept = Expr::binary(
+        BinaryOp::BitAnd,
+        storage.bitcast(bits),
+        Expr::constant(!low_mask, bits),
+        bits,
+    );
+    let value_bits = value.ty.bits_type();
+    let low = value.bitcast(value_bits).cast(bits);
+    Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
+}
