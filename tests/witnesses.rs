@@ -221,6 +221,16 @@ fn mutated_witnesses_are_never_confirmed() {
         &dir.path().join("v.yml"),
     );
     assert!(violation.contains("\\result == 17"), "{violation}");
+    // `b`'s value: any the solver chose above `a`.
+    let b_value = violation
+        .lines()
+        .filter_map(|l| {
+            l.split_once("\\result == ")
+                .map(|(_, v)| v.trim_matches(|c| c == '"' || c == '\'' || c == ' '))
+        })
+        .nth(1)
+        .map(|v| format!("\\result == {v}"))
+        .expect("a value for b");
     let (_, safe_p) = program(dir.path(), "safe_loop.c", SAFE_LOOP);
     let correctness = witness(
         &safe_p,
@@ -235,7 +245,7 @@ fn mutated_witnesses_are_never_confirmed() {
         .to_string();
     let mutations: [(&Program, &str, &str, &str); 8] = [
         (&unsafe_p, &violation, "\\result == 17", "\\result == 16"),
-        (&unsafe_p, &violation, "\\result == 18", "\\result == 17"),
+        (&unsafe_p, &violation, &b_value, "\\result == 17"),
         (&unsafe_p, &violation, "line: 4", "line: 6"),
         (&unsafe_p, &violation, "line: 11", "line: 12"),
         // Holds on entry, not inductive.
