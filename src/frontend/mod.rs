@@ -1,10 +1,12 @@
 //! The C frontend: preprocesses a C file with gcc, parses it with `lang-c` and lowers it into
 //! Baton's CFA model ([`crate::cfa::Program`]).
 //!
-//! Baton models integers and arrays of integers (fixed and variable length, multi-dimensional,
-//! with initialiser lists; see [`crate::cfa::memory`]); pointers are pointer-width unsigned
-//! integers that may only be stored, compared, cast and passed. Everything else (structs,
-//! dereference, arrays decaying to pointers, floats) is rejected with a one-line
+//! Baton models integers, `float`/`double` (IEEE-754, see [`crate::cfa::float`]), unions of
+//! scalars for type punning, arrays of these (fixed and variable length, multi-dimensional,
+//! with initialiser lists; see [`crate::cfa::memory`]) and recursion; pointers are
+//! pointer-width unsigned integers that may only be stored, compared, cast and passed.
+//! Everything else (structs, dereference, arrays decaying to pointers, `long double`) is
+//! rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses
 //! counts: declarations (libc prototypes with function pointers, typedefs of structs, objects of
@@ -36,7 +38,7 @@ use thiserror::Error;
 /// Why a C file could not be turned into a [`Program`]. Every variant displays as one line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FrontendError {
-    /// A construct Baton does not model (floats, arrays, pointer dereference, ...).
+    /// A construct Baton does not model (structs, pointer dereference, `long double`, ...).
     #[error("{file}:{line}: unsupported: {construct}")]
     Unsupported {
         file: String,
