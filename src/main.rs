@@ -238,6 +238,9 @@ struct BenchArgs {
     /// CPU time at which a run is killed (default: the time limit).
     #[arg(long)]
     hardtimelimit: Option<String>,
+    /// Wall time at which a run is killed (default: twice the hard time limit plus 10 s).
+    #[arg(long)]
+    walltimelimit: Option<String>,
     /// Memory limit per run (e.g. 4GB).
     #[arg(long)]
     memlimit: Option<String>,
@@ -782,6 +785,7 @@ fn bench(a: BenchArgs) -> Result<(), Failure> {
         runs: a.runs,
         timelimit: a.timelimit,
         hardtimelimit: a.hardtimelimit,
+        walltimelimit: a.walltimelimit,
         memlimit: a.memlimit,
         name: a.name,
     };

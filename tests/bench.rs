@@ -135,6 +135,45 @@ fn bench_judges_records_resumes_and_tables() {
 /// (JSON lines, XML) and linked from the report; Baton's validator confirms each. A native
 /// analysis and a flow with an external stage (CBMC, where installed; its `false` gets the
 /// witness of the values Baton replayed, its `true` none, as CBMC writes no proof).
+/// `--walltimelimit` kills a run that waits rather than computes, and the result XML states
+/// the limit as BenchExec does.
+#[test]
+fn wall_time_limit_kills_and_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tasks(d);
+    let args = [
+        "bench",
+        "--tasks",
+        "endless.yml",
+        "--run",
+        "explicit=verify --analysis explicit --give-up cpu-time=600s",
+        "--timelimit",
+        "600s",
+        "--walltimelimit",
+        "2s",
+        "--jobs",
+        "1",
+        "--output-dir",
+        "out",
+    ];
+    let out = baton(&args, d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(d.join("out/results.csv")).unwrap();
+    assert_eq!(
+        csv_row(&csv, "endless.yml"),
+        ("TIMEOUT".into(), "error".into(), 0),
+        "{csv}"
+    );
+    let xml = std::fs::read_dir(d.join("out"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "xml"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .expect("a result XML");
+    assert!(xml.contains("walltimelimit=\"2s\""), "{xml}");
+}
+
 #[test]
 fn bench_keeps_a_witness_per_run() {
     let dir = tempfile::tempdir().unwrap();

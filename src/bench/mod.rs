@@ -207,9 +207,10 @@ pub struct BenchRequest {
     pub sequences: Option<PathBuf>,
     /// Run definitions `NAME=ARGS`.
     pub runs: Vec<String>,
-    /// `--timelimit`, `--hardtimelimit`, `--memlimit` texts.
+    /// `--timelimit`, `--hardtimelimit`, `--walltimelimit`, `--memlimit` texts.
     pub timelimit: Option<String>,
     pub hardtimelimit: Option<String>,
+    pub walltimelimit: Option<String>,
     pub memlimit: Option<String>,
     /// Benchmark name (default: the definition's file name, else `baton-bench`).
     pub name: Option<String>,
@@ -284,6 +285,9 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
         bench.limits.hard_cpu_time = parse_time(t)?;
     }
     bench.limits.hard_cpu_time = bench.limits.hard_cpu_time.max(bench.limits.cpu_time);
+    if let Some(t) = &request.walltimelimit {
+        bench.limits.wall_time = Some(parse_time(t)?);
+    }
     if let Some(m) = &request.memlimit {
         bench.limits.memory = Some(parse_memory(m)?);
     }
