@@ -614,8 +614,9 @@ fn prepare_input(
         StageInput::Reduce if nothing_yet => Ok(Prepared::Program(plain(None))),
         StageInput::Reduce => {
             // A condition from a long analysis can unroll the program enormously; past this
-            // size, or for a recursive program (the reducer inlines calls), a tool is better
-            // served by the original program (IDENTITY is a reducer too).
+            // size, or where it looks inside a recursive function (which the reducer would have
+            // to inline without bound), a tool is better served by the original program
+            // (IDENTITY is a reducer too).
             let limit = (original.locations.len() * RESIDUAL_GROWTH_LIMIT).max(RESIDUAL_MIN_LIMIT);
             let residual = match reducer::reduce(original, accumulated, limit) {
                 Ok(r) => r,
