@@ -450,6 +450,7 @@ fn load_input(args: &InputArgs) -> Result<(Task, Program), Failure> {
 }
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {
+    baton::cpa::engine::exit_follows_analysis();
     let (task, mut program) = load_input(&args.input)?;
     program.signed_overflow = args.semantics.signed_overflow.unwrap_or_default();
     let guide_condition = if args.condition_in.is_empty() {
@@ -472,6 +473,9 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     } else {
         (run_analysis(args.analysis, &program, &options, guide), None)
     };
+    // Left to the operating system at exit, like the ARG (see `exit_follows_analysis`): a
+    // condition of millions of states takes seconds to free.
+    let outcome = std::mem::ManuallyDrop::new(outcome);
     if let Some(path) = &args.condition_out {
         let format = condition_format(args.condition_format.as_deref(), path)?;
         condition::write_file(path, &outcome.condition, &program, format)

@@ -36,8 +36,9 @@ use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
 pub use frames::SavedFrames;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 pub use values::KnownValues;
 
 mod arrays;
@@ -129,14 +130,14 @@ impl ExplicitCpa {
 /// Live local variables per location: read on some path before being written.
 #[derive(Debug, Clone)]
 struct Liveness {
-    live: Vec<HashSet<VarId>>,
+    live: Vec<FxHashSet<VarId>>,
 }
 
 impl Liveness {
     /// Backward fixpoint over each function's CFA. Globals are not tracked (always kept). The
     /// return variable is live at the function's exit (the caller reads it on return).
     fn compute(program: &Program) -> Liveness {
-        let mut live: Vec<HashSet<VarId>> = vec![HashSet::new(); program.locations.len()];
+        let mut live: Vec<FxHashSet<VarId>> = vec![FxHashSet::default(); program.locations.len()];
         let is_local = |v: VarId| program.variable(v).scope != Scope::Global;
         for f in &program.functions {
             if let Some(rv) = f.return_var {
@@ -147,7 +148,7 @@ impl Liveness {
         let mut queued = vec![true; program.locations.len()];
         while let Some(loc) = work.pop() {
             queued[loc.index()] = false;
-            let mut new: HashSet<VarId> = live[loc.index()].clone();
+            let mut new: FxHashSet<VarId> = live[loc.index()].clone();
             for &e in program.out_edges(loc) {
                 let edge = program.edge(e);
                 let mut after = live[edge.to.index()].clone();
@@ -189,7 +190,7 @@ pub struct ExplicitCoverIndex {
 /// Nodes of one group, by their states' values (shared with the states: no copy per state,
 /// and no list allocated for the usual single node), with their known array elements and
 /// saved frames.
-type ValueGroup = HashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames); 1]>>;
+type ValueGroup = FxHashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames); 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -449,7 +450,7 @@ impl Cpa for ExplicitCpa {
             None => {
                 index
                     .groups
-                    .push((state.values.keys().copied().collect(), HashMap::new()));
+                    .push((state.values.keys().copied().collect(), FxHashMap::default()));
                 &mut index.groups.last_mut().expect("just pushed").1
             }
         };
