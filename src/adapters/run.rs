@@ -228,7 +228,7 @@ pub enum Finding {
     /// What the tool verified, about the program it ran on.
     Condition(ConditionAutomaton),
     /// A file holding what the tool verified, about the program it ran on, in a format
-    /// [`condition::load`] reads (loaded only where it is used).
+    /// [`crate::condition::load`] reads (loaded only where it is used).
     ConditionFile(PathBuf),
 }
 

@@ -359,7 +359,8 @@ impl PairKind {
 }
 
 /// Scatter plot of CPU times of two columns over their common tasks (log–log, diagonal), each
-/// point marked by what the pair of results is ([`PairKind`]), with a legend.
+/// point marked by what the pair of results is (a wrong one, a timeout, both correct, other),
+/// with a legend.
 pub fn scatter_svg(a: &Column, b: &Column, id: &str) -> String {
     let f = Frame {
         width: 460.0,

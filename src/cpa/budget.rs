@@ -62,7 +62,7 @@ pub fn finishing_reserve(nodes: usize) -> Duration {
 }
 
 /// The point after which no solver query starts or runs, for an analysis that ends at `end`:
-/// later than the engine's stop point (at least [`RESERVE_BASE`] before the end), so that once
+/// later than the engine's stop point (at least the reserve's fixed part before the end), so that once
 /// queries go unanswered the engine stops at its next look at the clock.
 pub fn last_query(end: CpuDeadline) -> CpuDeadline {
     end.earlier_by(RESERVE_BASE / 2)
