@@ -3,6 +3,7 @@
 //! [`baton::cli_json`]) with a non-zero exit status (see [`EXIT_STATUS_HELP`]).
 
 use baton::analyses::incremental::{self, Previous, ReuseStats};
+use baton::analyses::predicate::proof::ProofAnalysis;
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
@@ -578,7 +579,8 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `verify --proof-in/--proof-out`: the predicate analysis from and to proofs (seed 002).
+/// `verify --proof-in/--proof-out`: the predicate or explicit analysis from and to proofs
+/// (seed 002).
 fn verify_with_proofs(
     args: &VerifyArgs,
     task: &Task,
@@ -586,18 +588,26 @@ fn verify_with_proofs(
     options: &AnalysisOptions,
     guide: Option<&dyn Guide>,
 ) -> Result<(baton::analyses::AnalysisOutcome, Option<ReuseStats>), Failure> {
-    if args.analysis != AnalysisKind::Predicate {
-        return Err(Failure::input(
-            "--proof-in and --proof-out need --analysis predicate",
-        ));
-    }
+    let kind = match args.analysis {
+        AnalysisKind::Predicate => ProofAnalysis::Predicate,
+        AnalysisKind::Explicit => ProofAnalysis::Explicit,
+        AnalysisKind::Chc => {
+            return Err(Failure::input(
+                "--proof-in and --proof-out need --analysis predicate or explicit",
+            ))
+        }
+    };
     let source = std::fs::read_to_string(&task.program)
         .map_err(|e| Failure::input(format!("{}: cannot read: {e}", task.program.display())))?;
     let previous = match &args.proof_in {
-        Some(path) => Some(Previous::load(path, program, &source).map_err(Failure::input)?),
+        Some(path) => Some(Previous::load(path, kind, program, &source).map_err(Failure::input)?),
         None => None,
     };
-    let run = incremental::verify(
+    let verify = match kind {
+        ProofAnalysis::Predicate => incremental::verify,
+        ProofAnalysis::Explicit => baton::analyses::explicit::incremental::verify,
+    };
+    let run = verify(
         program,
         &source,
         options,

@@ -178,7 +178,7 @@ fn malformed_proof_is_a_clear_error() {
         (
             "wrong-format",
             "{\"format\": \"graphml\"}".to_string(),
-            "is not `baton-predicate-proof`",
+            "is not `baton-proof`",
         ),
         ("version", other_version.to_string(), "version 99"),
         ("bad-id", value.to_string(), "node 1 refers to a missing location"),
