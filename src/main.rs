@@ -223,8 +223,8 @@ struct BenchArgs {
     /// An sv-benchmarks .set file of task patterns.
     #[arg(long)]
     set: Option<PathBuf>,
-    /// Version sequences (YAML, see benchmarks/incremental/sequences.yaml): predicate run
-    /// definitions also run them incrementally, as NAME.incremental.
+    /// Version sequences (YAML, see benchmarks/incremental/sequences.yaml): predicate and
+    /// explicit run definitions also run them incrementally, as NAME.incremental.
     #[arg(long)]
     sequences: Option<PathBuf>,
     /// A run definition NAME='ARGS after baton' (repeatable), e.g. e='verify --analysis explicit'.
@@ -614,10 +614,16 @@ fn verify_with_proofs(
         guide,
         previous.as_ref(),
         args.proof_out.is_some(),
-    )
-    .map_err(Failure::other)?;
-    if let (Some(path), Some(proof)) = (&args.proof_out, &run.proof) {
-        proof.write(path).map_err(Failure::other)?;
+    );
+    // A proof that cannot be recorded costs the next version's reuse, not this verdict.
+    match (&args.proof_out, &run.proof) {
+        (Some(path), Some(Ok(proof))) => proof.write(path).map_err(Failure::other)?,
+        (Some(path), Some(Err(e))) => {
+            // No stale proof of an older version is left behind under the name.
+            let _ = std::fs::remove_file(path);
+            eprintln!("warning: no proof written to {}: {e}", path.display());
+        }
+        _ => {}
     }
     Ok((run.outcome, run.reuse))
 }

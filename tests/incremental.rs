@@ -205,7 +205,11 @@ fn malformed_proof_is_a_clear_error() {
         "--proof-in",
         good.to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 2, "the explicit analysis has no proofs: {err}");
+    assert_eq!(
+        code, 2,
+        "a predicate proof is refused by the explicit analysis: {err}"
+    );
+    assert!(err.contains("a proof of the predicate analysis"), "{err}");
 }
 
 #[test]

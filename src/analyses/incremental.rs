@@ -515,8 +515,9 @@ pub struct IncrementalOutcome {
     pub outcome: AnalysisOutcome,
     /// What was reused, for a run on a previous proof.
     pub reuse: Option<ReuseStats>,
-    /// The run's own proof, when asked for.
-    pub proof: Option<Proof>,
+    /// The run's own proof, when asked for (an error if it cannot be recorded: the verdict
+    /// stands).
+    pub proof: Option<Result<Proof, ProofError>>,
 }
 
 /// Runs the predicate analysis on `program` (source text `source`), reusing `previous` where
@@ -528,7 +529,7 @@ pub fn verify(
     guide: Option<&dyn Guide>,
     previous: Option<&Previous>,
     record: bool,
-) -> Result<IncrementalOutcome, ProofError> {
+) -> IncrementalOutcome {
     let predicate = PredicateOptions::for_analysis(options);
     let (outcome, (reuse, proof)) = predicate::cpa::run(
         program,
@@ -550,11 +551,11 @@ pub fn verify(
             (reuse, proof)
         },
     );
-    Ok(IncrementalOutcome {
+    IncrementalOutcome {
         outcome,
         reuse,
-        proof: proof.transpose()?,
-    })
+        proof,
+    }
 }
 
 /// Operations that change the control state beyond the next location: they are never

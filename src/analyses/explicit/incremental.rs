@@ -28,7 +28,7 @@
 
 use super::{ExplicitCpa, ExplicitState, KnownValues};
 use crate::analyses::incremental::{IncrementalOutcome, Previous, ReuseStats};
-use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofError, ProofStatus, ProofStep};
+use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofStatus, ProofStep};
 use crate::analyses::AnalysisOptions;
 use crate::cfa::{FuncId, LocId, Program, VarId};
 use crate::cpa::arg::{Arg, NodeId};
@@ -47,7 +47,7 @@ pub fn verify(
     guide: Option<&dyn Guide>,
     previous: Option<&Previous>,
     record: bool,
-) -> Result<IncrementalOutcome, ProofError> {
+) -> IncrementalOutcome {
     let (outcome, (reuse, proof)) = super::run(
         program,
         options,
@@ -74,11 +74,11 @@ pub fn verify(
             (reuse, proof)
         },
     );
-    Ok(IncrementalOutcome {
+    IncrementalOutcome {
         outcome,
         reuse,
-        proof: proof.transpose()?,
-    })
+        proof,
+    }
 }
 
 /// The values a proof records of a state: `None` where it knows array elements or has saved

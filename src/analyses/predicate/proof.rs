@@ -38,6 +38,10 @@ pub const PROOF_FORMAT: &str = "baton-proof";
 /// `baton-predicate-proof`; 2: the analysis kind and explicit values added).
 pub const PROOF_VERSION: u32 = 2;
 
+/// Most ARG nodes a proof records: a larger ARG is cheaper to explore again than to write,
+/// read and match (its proof is not written).
+pub const MAX_PROOF_NODES: usize = 1_000_000;
+
 /// The analysis a proof is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -234,6 +238,12 @@ impl Proof {
         mut state_record: impl FnMut(&S) -> (Option<Region>, Option<Vec<(VarId, i128)>>),
     ) -> Result<Proof, ProofError> {
         let live: Vec<NodeId> = arg.live_ids().collect();
+        if live.len() > MAX_PROOF_NODES {
+            return Err(ProofError::Record(format!(
+                "the ARG has {} nodes, more than the {MAX_PROOF_NODES} a proof records",
+                live.len()
+            )));
+        }
         let renumber: HashMap<NodeId, u32> = live.iter().enumerate().map(|(i, &n)| (n, i as u32)).collect();
         if renumber.get(&arg.root()) != Some(&0) {
             return Err(ProofError::Record("the ARG has no root".into()));
@@ -287,11 +297,14 @@ impl Proof {
 
     /// Writes the proof as JSON.
     pub fn write(&self, path: &Path) -> Result<(), ProofError> {
-        let text = serde_json::to_string(self).map_err(|e| ProofError::Record(e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| ProofError::Write {
+        let write_error = |source| ProofError::Write {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let file = std::fs::File::create(path).map_err(write_error)?;
+        let mut out = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut out, self).map_err(|e| write_error(e.into()))?;
+        std::io::Write::flush(&mut out).map_err(write_error)
     }
 
     /// Reads and checks a proof file: syntax, format and version, and that every id in it
