@@ -3,44 +3,24 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/proofs.rs"]
+mod proofs;
 #[path = "support/shared.rs"]
 mod shared;
 
 use cli::baton;
+use proofs::{data, kbfilter, reuse};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn data(name: &str) -> String {
-    format!("{}/tests/data/incremental/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+const ANALYSIS: &str = "predicate";
 
-fn kbfilter(version: &str) -> String {
-    format!(
-        "{}/benchmarks/incremental/kbfilter/kbfilter_{version}.yml",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-/// `verify --analysis predicate --json` with extra arguments; the parsed result.
 fn verify(program: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["verify", program, "--analysis", "predicate", "--json"];
-    args.extend(extra);
-    let (code, out, err) = baton(&args);
-    assert_eq!(code, 0, "baton {args:?} failed: {err}");
-    serde_json::from_str(&out).expect("JSON result")
+    proofs::verify(ANALYSIS, program, extra)
 }
 
-/// Verifies `program` from scratch and writes its proof to `dir/name.proof`.
 fn proof_of(program: &str, dir: &Path, name: &str) -> (Value, PathBuf) {
-    let path = dir.join(format!("{name}.proof"));
-    let result = verify(program, &["--proof-out", path.to_str().expect("utf-8 path")]);
-    (result, path)
-}
-
-fn reuse(result: &Value, key: &str) -> u64 {
-    result["incremental"][key]
-        .as_u64()
-        .expect("incremental statistics")
+    proofs::proof_of(ANALYSIS, program, dir, name)
 }
 
 #[test]

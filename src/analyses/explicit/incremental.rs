@@ -30,7 +30,7 @@ use super::{ExplicitCpa, ExplicitState, KnownValues};
 use crate::analyses::incremental::{IncrementalOutcome, Previous, ReuseStats};
 use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofStatus, ProofStep};
 use crate::analyses::AnalysisOptions;
-use crate::cfa::{FuncId, LocId, Program, VarId};
+use crate::cfa::{EdgeId, FuncId, LocId, Program, VarId};
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::{Guide, Reuse};
 use crate::cpa::Step;
@@ -125,6 +125,8 @@ struct Graft<'a> {
     same_signature: Vec<bool>,
     /// Conformance of (old target, new target) by their live locals, computed once.
     live_same: HashMap<(LocId, LocId), bool>,
+    /// Whether an old edge's (mapped) operation is a new edge's, computed once.
+    same_op: HashMap<(EdgeId, EdgeId), bool>,
     /// Old expanded nodes by their (mapped) location and values: where a state explored anew
     /// meets the old proof again.
     old_states: HashMap<(LocId, KnownValues), Vec<u32>>,
@@ -188,6 +190,7 @@ impl<'a> Graft<'a> {
             mapped,
             same_signature,
             live_same: HashMap::new(),
+            same_op: HashMap::new(),
             old_states: HashMap::new(),
             grafted: Grafted::new(),
             pending: Vec::new(),
@@ -303,9 +306,14 @@ impl<'a> Graft<'a> {
             let child = match step {
                 Step::Return { .. } => Some(previous.exact_child(old, step, program)?),
                 Step::Edge(e) => {
-                    let slot = old_edges
-                        .iter_mut()
-                        .find(|o| o.is_some_and(|o| previous.same_operation(o, e, program)))?;
+                    let same_op = &mut self.same_op;
+                    let slot = old_edges.iter_mut().find(|o| {
+                        o.is_some_and(|o| {
+                            *same_op
+                                .entry((o, e))
+                                .or_insert_with(|| previous.same_operation(o, e, program))
+                        })
+                    })?;
                     let old_edge = slot.take()?;
                     node.children
                         .iter()
