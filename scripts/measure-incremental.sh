@@ -14,7 +14,8 @@
 # Usage: scripts/measure-incremental.sh [OUT]   (default OUT: a temporary folder, removed)
 # Env:   BATON_SV_BENCHMARKS (default /work/shared/benchmarks/sv-benchmarks), BATON (a baton
 #        executable; default: the release build of this checkout, built first), LIMIT (cpu-time
-#        give-up per run in seconds, default 60), MEMLIMIT (per run, default 8GB).
+#        give-up per run in seconds, default 60), MEMLIMIT (per run, default 8GB), WALLLIMIT
+#        (wall time per run in seconds, default 10 × LIMIT: a loaded machine stretches it).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 export BATON_SV_BENCHMARKS="${BATON_SV_BENCHMARKS:-/work/shared/benchmarks/sv-benchmarks}"
@@ -33,7 +34,7 @@ fi
 nice -n 10 "$BATON" bench --sequences "$here/benchmarks/incremental/sequences.yaml" \
   --run "predicate=verify --analysis predicate --give-up cpu-time=${limit}s" \
   --run "explicit=verify --analysis explicit --give-up cpu-time=${limit}s" \
-  --timelimit "$((limit + 30))s" --memlimit "${MEMLIMIT:-8GB}" --jobs 1 --output-dir "$out" >&2
+  --timelimit "$((limit + 30))s" --walltimelimit "${WALLLIMIT:-$((limit * 10))}s" --memlimit "${MEMLIMIT:-8GB}" --jobs 1 --output-dir "$out" >&2
 
 python3 - "$out/results.jsonl" <<'PY'
 import json, sys
