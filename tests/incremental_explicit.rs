@@ -65,8 +65,9 @@ fn unchanged_program_explores_no_new_state() {
 
 #[test]
 fn change_outside_the_tracked_values_keeps_the_proof() {
-    // A dead local added to `ioOperation` (its value is dropped, so the state after it is the
-    // old one again) and a statement changed behind a branch the proof shows infeasible.
+    // A new global flag set in `ioOperation` (its value passes through the reused part), a
+    // dead local added there (its value is dropped, so the state after it is the old one
+    // again) and a statement changed behind a branch the proof shows infeasible.
     let dir = tempfile::tempdir().expect("temp dir");
     let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
     let result = verify(
@@ -79,7 +80,7 @@ fn change_outside_the_tracked_values_keeps_the_proof() {
         reuse(&result, "old_nodes"),
         "{result}"
     );
-    assert!(reuse(&result, "new_states") <= 2, "{result}");
+    assert!(reuse(&result, "new_states") <= 4, "{result}");
 }
 
 #[test]

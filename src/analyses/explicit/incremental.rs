@@ -19,6 +19,10 @@
 //!   every old child's values are recorded (states that know array elements or saved frames
 //!   of recursive calls are not, and nothing is reused on a recursive program).
 //!
+//! Globals the old program does not have (a new version's logging, say) are no obstacle: no
+//! operation reused reads or writes them, so their values pass from a node to its successors
+//! unchanged; the other values must be the old node's.
+//!
 //! Old covered children are checked for a cover in the new ARG; old frontier children (waiting,
 //! cut, a target's siblings) and every node whose location does not conform are queued and
 //! explored by the analysis as usual. Soundness does not rest on the old run: the rebuilt part
@@ -30,7 +34,7 @@ use super::{ExplicitCpa, ExplicitState, KnownValues};
 use crate::analyses::incremental::{IncrementalOutcome, Previous, ReuseStats};
 use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofStatus, ProofStep};
 use crate::analyses::AnalysisOptions;
-use crate::cfa::{EdgeId, FuncId, LocId, Program, VarId};
+use crate::cfa::{EdgeId, FuncId, LocId, Program, Scope, VarId};
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::{Guide, Reuse};
 use crate::cpa::Step;
@@ -121,6 +125,8 @@ struct Graft<'a> {
     vars: Vec<Option<VarId>>,
     /// Per new variable: it is one of `vars`.
     mapped: Vec<bool>,
+    /// Per new variable: a scalar global the old program does not have.
+    new_global: Vec<bool>,
     /// Per new function: its old one has the same parameters and return variable.
     same_signature: Vec<bool>,
     /// Conformance of (old target, new target) by their live locals, computed once.
@@ -169,6 +175,12 @@ impl<'a> Graft<'a> {
         for v in vars.iter().flatten() {
             mapped[v.index()] = true;
         }
+        let new_global = program
+            .variables
+            .iter()
+            .zip(&mapped)
+            .map(|(v, &mapped)| !mapped && v.scope == Scope::Global && v.array.is_none())
+            .collect();
         let mut same_signature = vec![false; program.functions.len()];
         for (i, f) in old.functions.iter().enumerate() {
             let Some(g) = previous.map_func(FuncId(i as u32)) else {
@@ -188,6 +200,7 @@ impl<'a> Graft<'a> {
             new_cpa: ExplicitCpa::new(program),
             vars,
             mapped,
+            new_global,
             same_signature,
             live_same: HashMap::new(),
             same_op: HashMap::new(),
@@ -220,17 +233,24 @@ impl<'a> Graft<'a> {
             return None;
         }
         let node = arg.node(id);
+        recorded_values(&node.state)?;
+        // The values of globals the old program does not have pass through unchanged (no
+        // operation reused reads or writes them); the rest must be an old node's values.
+        let mut values = node.state.values.clone();
+        let extra = values.split_off(|v| !self.mapped[v.index()]);
+        if extra.keys().any(|&v| !self.new_global[v.index()]) {
+            return None;
+        }
         let candidates = match self.grafted.get(&id) {
             Some(&old) => vec![old],
-            None if recorded_values(&node.state).is_some() => self
+            None => self
                 .old_states
-                .get(&(node.control.location, node.state.values.clone()))
+                .get(&(node.control.location, values))
                 .cloned()
                 .unwrap_or_default(),
-            None => Vec::new(),
         };
         for old in candidates {
-            if let Some(successors) = self.successors(arg, id, old) {
+            if let Some(successors) = self.successors(arg, id, old, &extra) {
                 self.grafted.insert(id, old);
                 self.pending = successors.iter().map(|&(_, _, c)| c).collect();
                 return Some(
@@ -269,6 +289,7 @@ impl<'a> Graft<'a> {
         arg: &Arg<ExplicitState>,
         id: NodeId,
         old: u32,
+        extra: &KnownValues,
     ) -> Option<Vec<(Step, ExplicitState, u32)>> {
         let (program, previous) = (self.program, self.previous);
         let old_program = previous.old_program();
@@ -330,7 +351,9 @@ impl<'a> Graft<'a> {
             if !self.same_live(old_next, next) {
                 return None;
             }
-            out.push((step, self.state_of(c)?, c));
+            let mut state = self.state_of(c)?;
+            state.values.extend_from(extra);
+            out.push((step, state, c));
         }
         old_edges.iter().all(Option::is_none).then_some(out)
     }

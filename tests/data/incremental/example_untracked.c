@@ -1,5 +1,5 @@
-/* `Example` with a change outside the values the explicit analysis tracks: a local of
- * `ioOperation` that is never read (dead, so its value is dropped) and a changed statement
+/* `Example` with a change outside the values the old proof tracks: a new global flag, a local
+ * of `ioOperation` that is never read (dead, so its value is dropped) and a changed statement
  * behind a branch the old proof shows infeasible. Example (Fig. 1): a device driven through STOP -> WORK -> WAIT ->
  * STOP; every call must find the device in the state the specification (Fig. 2) demands. */
 extern int __VERIFIER_nondet_int(void);
@@ -9,6 +9,7 @@ int STOP = 0;
 int WORK = 1;
 int WAIT = 2;
 int status;
+int served;
 
 void startDevice(void) {
   if (status != STOP) {
@@ -18,7 +19,8 @@ void startDevice(void) {
 }
 
 void ioOperation(void) {
-  int served = status + 1;
+  int unused = status + 1;
+  served = 1;
   if (status != WORK) {
     status = STOP;
     reach_error();
