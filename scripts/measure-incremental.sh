@@ -15,7 +15,8 @@
 # Env:   BATON_SV_BENCHMARKS (default /work/shared/benchmarks/sv-benchmarks), BATON (a baton
 #        executable; default: the release build of this checkout, built first), LIMIT (cpu-time
 #        give-up per run in seconds, default 60), MEMLIMIT (per run, default 8GB), WALLLIMIT
-#        (wall time per run in seconds, default 10 × LIMIT: a loaded machine stretches it).
+#        (wall time per run in seconds, default 10 × LIMIT: a loaded machine stretches it),
+#        ANALYSES (default "predicate explicit").
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 export BATON_SV_BENCHMARKS="${BATON_SV_BENCHMARKS:-/work/shared/benchmarks/sv-benchmarks}"
@@ -31,12 +32,15 @@ else
   trap 'rm -rf "$out"' EXIT
 fi
 
-nice -n 10 "$BATON" bench --sequences "$here/benchmarks/incremental/sequences.yaml" \
-  --run "predicate=verify --analysis predicate --give-up cpu-time=${limit}s" \
-  --run "explicit=verify --analysis explicit --give-up cpu-time=${limit}s" \
+analyses="${ANALYSES:-predicate explicit}"
+runs=()
+for a in $analyses; do
+  runs+=(--run "$a=verify --analysis $a --give-up cpu-time=${limit}s")
+done
+nice -n 10 "$BATON" bench --sequences "$here/benchmarks/incremental/sequences.yaml" "${runs[@]}" \
   --timelimit "$((limit + 30))s" --walltimelimit "${WALLLIMIT:-$((limit * 10))}s" --memlimit "${MEMLIMIT:-8GB}" --jobs 1 --output-dir "$out" >&2
 
-python3 - "$out/results.jsonl" <<'PY'
+python3 - "$out/results.jsonl" $analyses <<'PY'
 import json, sys
 runs = {}
 for line in open(sys.argv[1]):
@@ -47,7 +51,7 @@ for line in open(sys.argv[1]):
 seqs = {}
 for (rd, name, i), r in runs.items():
     seqs.setdefault(name, set()).add(i)
-for analysis in ["predicate", "explicit"]:
+for analysis in sys.argv[2:]:
   print(f"== {analysis} analysis")
   print(f"{'sequence':15} {'version':32} {'verdict scratch':20} {'verdict incr':20} {'cpu scratch':>11} {'cpu incr':>9} {'states scratch':>14} {'new states':>10} {'reused/old':>15}")
   tot_s = tot_i = later_s = later_i = 0.0
