@@ -3,6 +3,7 @@
 //! [`baton::cli_json`]) with a non-zero exit status (see [`EXIT_STATUS_HELP`]).
 
 use baton::analyses::incremental::{self, Previous, ReuseStats};
+use baton::analyses::predicate::proof::ProofAnalysis;
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
@@ -222,8 +223,8 @@ struct BenchArgs {
     /// An sv-benchmarks .set file of task patterns.
     #[arg(long)]
     set: Option<PathBuf>,
-    /// Version sequences (YAML, see benchmarks/incremental/sequences.yaml): predicate run
-    /// definitions also run them incrementally, as NAME.incremental.
+    /// Version sequences (YAML, see benchmarks/incremental/sequences.yaml): predicate and
+    /// explicit run definitions also run them incrementally, as NAME.incremental.
     #[arg(long)]
     sequences: Option<PathBuf>,
     /// A run definition NAME='ARGS after baton' (repeatable), e.g. e='verify --analysis explicit'.
@@ -582,7 +583,8 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `verify --proof-in/--proof-out`: the predicate analysis from and to proofs (seed 002).
+/// `verify --proof-in/--proof-out`: the predicate or explicit analysis from and to proofs
+/// (seed 002).
 fn verify_with_proofs(
     args: &VerifyArgs,
     task: &Task,
@@ -590,28 +592,42 @@ fn verify_with_proofs(
     options: &AnalysisOptions,
     guide: Option<&dyn Guide>,
 ) -> Result<(baton::analyses::AnalysisOutcome, Option<ReuseStats>), Failure> {
-    if args.analysis != AnalysisKind::Predicate {
-        return Err(Failure::input(
-            "--proof-in and --proof-out need --analysis predicate",
-        ));
-    }
+    let kind = match args.analysis {
+        AnalysisKind::Predicate => ProofAnalysis::Predicate,
+        AnalysisKind::Explicit => ProofAnalysis::Explicit,
+        AnalysisKind::Chc => {
+            return Err(Failure::input(
+                "--proof-in and --proof-out need --analysis predicate or explicit",
+            ))
+        }
+    };
     let source = std::fs::read_to_string(&task.program)
         .map_err(|e| Failure::input(format!("{}: cannot read: {e}", task.program.display())))?;
     let previous = match &args.proof_in {
-        Some(path) => Some(Previous::load(path, program, &source).map_err(Failure::input)?),
+        Some(path) => Some(Previous::load(path, kind, program, &source).map_err(Failure::input)?),
         None => None,
     };
-    let run = incremental::verify(
+    let verify = match kind {
+        ProofAnalysis::Predicate => incremental::verify,
+        ProofAnalysis::Explicit => baton::analyses::explicit::incremental::verify,
+    };
+    let run = verify(
         program,
         &source,
         options,
         guide,
         previous.as_ref(),
         args.proof_out.is_some(),
-    )
-    .map_err(Failure::other)?;
-    if let (Some(path), Some(proof)) = (&args.proof_out, &run.proof) {
-        proof.write(path).map_err(Failure::other)?;
+    );
+    // A proof that cannot be recorded costs the next version's reuse, not this verdict.
+    match (&args.proof_out, &run.proof) {
+        (Some(path), Some(Ok(proof))) => proof.write(path).map_err(Failure::other)?,
+        (Some(path), Some(Err(e))) => {
+            // No stale proof of an older version is left behind under the name.
+            let _ = std::fs::remove_file(path);
+            eprintln!("warning: no proof written to {}: {e}", path.display());
+        }
+        _ => {}
     }
     Ok((run.outcome, run.reuse))
 }

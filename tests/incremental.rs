@@ -3,44 +3,24 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/proofs.rs"]
+mod proofs;
 #[path = "support/shared.rs"]
 mod shared;
 
 use cli::baton;
+use proofs::{data, kbfilter, reuse};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn data(name: &str) -> String {
-    format!("{}/tests/data/incremental/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+const ANALYSIS: &str = "predicate";
 
-fn kbfilter(version: &str) -> String {
-    format!(
-        "{}/benchmarks/incremental/kbfilter/kbfilter_{version}.yml",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-/// `verify --analysis predicate --json` with extra arguments; the parsed result.
 fn verify(program: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["verify", program, "--analysis", "predicate", "--json"];
-    args.extend(extra);
-    let (code, out, err) = baton(&args);
-    assert_eq!(code, 0, "baton {args:?} failed: {err}");
-    serde_json::from_str(&out).expect("JSON result")
+    proofs::verify(ANALYSIS, program, extra)
 }
 
-/// Verifies `program` from scratch and writes its proof to `dir/name.proof`.
 fn proof_of(program: &str, dir: &Path, name: &str) -> (Value, PathBuf) {
-    let path = dir.join(format!("{name}.proof"));
-    let result = verify(program, &["--proof-out", path.to_str().expect("utf-8 path")]);
-    (result, path)
-}
-
-fn reuse(result: &Value, key: &str) -> u64 {
-    result["incremental"][key]
-        .as_u64()
-        .expect("incremental statistics")
+    proofs::proof_of(ANALYSIS, program, dir, name)
 }
 
 #[test]
@@ -178,7 +158,7 @@ fn malformed_proof_is_a_clear_error() {
         (
             "wrong-format",
             "{\"format\": \"graphml\"}".to_string(),
-            "is not `baton-predicate-proof`",
+            "is not `baton-proof`",
         ),
         ("version", other_version.to_string(), "version 99"),
         ("bad-id", value.to_string(), "node 1 refers to a missing location"),
@@ -205,7 +185,11 @@ fn malformed_proof_is_a_clear_error() {
         "--proof-in",
         good.to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 2, "the explicit analysis has no proofs: {err}");
+    assert_eq!(
+        code, 2,
+        "a predicate proof is refused by the explicit analysis: {err}"
+    );
+    assert!(err.contains("a proof of the predicate analysis"), "{err}");
 }
 
 #[test]

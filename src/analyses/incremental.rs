@@ -26,11 +26,13 @@ use crate::analyses::predicate::abstraction::{AbstractState, Precision, Predicat
 use crate::analyses::predicate::cpa::PredicateOptions;
 use crate::analyses::predicate::cpa::PredicateState;
 use crate::analyses::predicate::formula::PathFormula;
-use crate::analyses::predicate::proof::{Proof, ProofError, ProofStatus, ProofStep};
+use crate::analyses::predicate::proof::{
+    Proof, ProofAnalysis, ProofError, ProofNode, ProofStatus, ProofStep,
+};
 use crate::analyses::predicate::solver::{Satisfiability, SolverConfig};
 use crate::analyses::{predicate, AnalysisOptions, AnalysisOutcome};
 use crate::cfa::expr::{Expr, ExprKind};
-use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope, SourceLoc, VarId};
+use crate::cfa::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, Scope, SourceLoc, VarId};
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::Guide;
 use crate::cpa::Step;
@@ -64,6 +66,12 @@ pub enum IncrementalError {
     },
     #[error("{proof}: the proof was made for {what}")]
     OtherSemantics { proof: PathBuf, what: String },
+    #[error("{proof}: a proof of the {found} analysis, not of the {wanted} analysis")]
+    OtherAnalysis {
+        proof: PathBuf,
+        found: ProofAnalysis,
+        wanted: ProofAnalysis,
+    },
 }
 
 /// How a new source line relates to the old program's lines.
@@ -98,6 +106,8 @@ pub struct Previous {
     new_lines: Vec<LineChange>,
     old_changed: Vec<bool>,
     baseline: Precision,
+    /// Old locations to new ones (by function, kind and line).
+    locations: HashMap<LocId, LocId>,
     /// Program start means the same in both versions (every old global, same initial value).
     same_start: bool,
     /// Old nodes whose region must not be reused: refinement found it too weak.
@@ -105,19 +115,34 @@ pub struct Previous {
 }
 
 impl Previous {
-    /// Loads the proof at `path` and prepares it for `program`, whose source text is `source`.
-    pub fn load(path: &Path, program: &Program, source: &str) -> Result<Previous, IncrementalError> {
-        let proof = Proof::load(path)?;
-        Previous::prepare(proof, path, program, source)
-    }
-
-    /// Prepares a loaded proof; refuses a proof of another program or other C semantics.
-    pub fn prepare(
-        proof: Proof,
+    /// Loads the proof at `path` and prepares it for `analysis` of `program`, whose source
+    /// text is `source`.
+    pub fn load(
         path: &Path,
+        analysis: ProofAnalysis,
         program: &Program,
         source: &str,
     ) -> Result<Previous, IncrementalError> {
+        let proof = Proof::load(path)?;
+        Previous::prepare(proof, path, analysis, program, source)
+    }
+
+    /// Prepares a loaded proof; refuses a proof of another analysis, another program or other
+    /// C semantics.
+    pub fn prepare(
+        proof: Proof,
+        path: &Path,
+        analysis: ProofAnalysis,
+        program: &Program,
+        source: &str,
+    ) -> Result<Previous, IncrementalError> {
+        if proof.analysis != analysis {
+            return Err(IncrementalError::OtherAnalysis {
+                proof: path.to_path_buf(),
+                found: proof.analysis,
+                wanted: analysis,
+            });
+        }
         let old = &proof.cfa;
         let semantics = |what: String| IncrementalError::OtherSemantics {
             proof: path.to_path_buf(),
@@ -204,6 +229,7 @@ impl Previous {
             new_lines: line_change,
             old_changed,
             baseline,
+            locations,
             same_start,
             proof,
             banned: RefCell::default(),
@@ -224,6 +250,55 @@ impl Previous {
     /// Number of nodes of the old ARG.
     pub fn old_nodes(&self) -> usize {
         self.proof.nodes.len()
+    }
+
+    /// Node `i` of the old ARG.
+    pub fn old_node(&self, i: u32) -> Option<&ProofNode> {
+        self.proof.nodes.get(i as usize)
+    }
+
+    /// The old program's CFA.
+    pub fn old_program(&self) -> &Program {
+        &self.proof.cfa
+    }
+
+    /// The new variable an old one is (same name, type and scope, or a renamed local).
+    pub fn map_var(&self, old: VarId) -> Option<VarId> {
+        self.vars.get(old.index()).copied().flatten()
+    }
+
+    /// The new location an old one is (same function, kind and source line), if any.
+    pub fn map_location(&self, old: LocId) -> Option<LocId> {
+        self.locations.get(&old).copied()
+    }
+
+    /// The new function an old one is (same name).
+    pub fn map_func(&self, old: FuncId) -> Option<FuncId> {
+        self.funcs.get(old.index()).copied().flatten()
+    }
+
+    /// matchEdges, exactly: the child of old node `n` by the step whose (mapped) operation is
+    /// the new `step`'s, and that step.
+    pub fn exact_child(&self, n: u32, step: Step, program: &Program) -> Option<(ProofStep, u32)> {
+        let same = |old: EdgeId, new: EdgeId| {
+            self.map_op(&self.proof.cfa.edge(old).op).as_ref() == Some(&program.edge(new).op)
+        };
+        self.proof
+            .nodes
+            .get(n as usize)?
+            .children
+            .iter()
+            .copied()
+            .find(|&(s, _)| match (s, step) {
+                (ProofStep::Return(old), Step::Return { call })
+                | (ProofStep::Edge(old), Step::Edge(call)) => same(old, call),
+                _ => false,
+            })
+    }
+
+    /// The old operation of `old` maps to the new edge `new`'s.
+    pub fn same_operation(&self, old: EdgeId, new: EdgeId, program: &Program) -> bool {
+        self.map_op(&self.proof.cfa.edge(old).op).as_ref() == Some(&program.edge(new).op)
     }
 
     /// The old root, for the new initial state (same entry function).
@@ -282,28 +357,18 @@ impl Previous {
         };
         let call = match step {
             Step::Return { call } => {
-                let new_op = &program.edge(call).op;
                 return children(n).iter().find_map(|&(s, c)| match s {
-                    ProofStep::Return(old_call) => {
-                        let same = self.map_op(&self.proof.cfa.edge(old_call).op).as_ref() == Some(new_op);
-                        Some(advance(c, identical && same))
-                    }
+                    ProofStep::Return(old_call) => Some(advance(
+                        c,
+                        identical && self.same_operation(old_call, call, program),
+                    )),
                     ProofStep::Edge(_) => None,
                 });
             }
             Step::Edge(e) => e,
         };
         let edge = program.edge(call);
-        let exact = |n: u32| {
-            children(n).iter().find_map(|&(s, c)| match s {
-                ProofStep::Edge(old)
-                    if self.map_op(&self.proof.cfa.edge(old).op).as_ref() == Some(&edge.op) =>
-                {
-                    Some(c)
-                }
-                _ => None,
-            })
-        };
+        let exact = |n: u32| self.exact_child(n, step, program).map(|(_, c)| c);
         let single_old = |n: u32| match children(n).as_slice() {
             [(ProofStep::Edge(old), c)] => Some((&self.proof.cfa.edge(*old).op, *old, *c)),
             _ => None,
@@ -450,8 +515,9 @@ pub struct IncrementalOutcome {
     pub outcome: AnalysisOutcome,
     /// What was reused, for a run on a previous proof.
     pub reuse: Option<ReuseStats>,
-    /// The run's own proof, when asked for.
-    pub proof: Option<Proof>,
+    /// The run's own proof, when asked for (an error if it cannot be recorded: the verdict
+    /// stands).
+    pub proof: Option<Result<Proof, ProofError>>,
 }
 
 /// Runs the predicate analysis on `program` (source text `source`), reusing `previous` where
@@ -463,7 +529,7 @@ pub fn verify(
     guide: Option<&dyn Guide>,
     previous: Option<&Previous>,
     record: bool,
-) -> Result<IncrementalOutcome, ProofError> {
+) -> IncrementalOutcome {
     let predicate = PredicateOptions::for_analysis(options);
     let (outcome, (reuse, proof)) = predicate::cpa::run(
         program,
@@ -485,11 +551,11 @@ pub fn verify(
             (reuse, proof)
         },
     );
-    Ok(IncrementalOutcome {
+    IncrementalOutcome {
         outcome,
         reuse,
-        proof: proof.transpose()?,
-    })
+        proof,
+    }
 }
 
 /// Operations that change the control state beyond the next location: they are never

@@ -202,7 +202,7 @@ pub struct BenchRequest {
     pub table: Option<String>,
     /// An sv-benchmarks `.set` file.
     pub set: Option<PathBuf>,
-    /// A file of version sequences ([`sequences`]): each predicate `verify` run definition
+    /// A file of version sequences ([`sequences`]): each predicate or explicit `verify` run definition
     /// also runs them incrementally, as run definition `NAME.incremental`.
     pub sequences: Option<PathBuf>,
     /// Run definitions `NAME=ARGS`.
@@ -294,8 +294,8 @@ pub fn prepare(request: &BenchRequest) -> Result<Benchmark, BenchError> {
     Ok(bench)
 }
 
-/// With version sequences: for every run definition of the predicate analysis (`verify
-/// --analysis predicate`), a run definition `NAME.incremental` with the same arguments that
+/// With version sequences: for every run definition of the predicate or explicit analysis
+/// (`verify --analysis predicate|explicit`), a run definition `NAME.incremental` with the same arguments that
 /// runs the sequences' versions incrementally; other run definitions run them from scratch
 /// only (a warning says so).
 fn add_incremental_run_definitions(bench: &mut Benchmark) -> Result<(), BenchError> {
@@ -309,15 +309,18 @@ fn add_incremental_run_definitions(bench: &mut Benchmark) -> Result<(), BenchErr
         .collect();
     let mut added = Vec::new();
     for rd in &bench.run_definitions {
-        let predicate = rd.args.first().is_some_and(|a| a == "verify")
-            && (rd
-                .args
-                .windows(2)
-                .any(|w| w[0] == "--analysis" && w[1] == "predicate")
-                || rd.args.iter().any(|a| a == "--analysis=predicate"));
-        if !predicate {
+        // `verify`'s analysis (explicit unless given).
+        let analysis = rd
+            .args
+            .windows(2)
+            .find_map(|w| (w[0] == "--analysis").then_some(w[1].as_str()))
+            .or_else(|| rd.args.iter().find_map(|a| a.strip_prefix("--analysis=")))
+            .unwrap_or("explicit");
+        let with_proofs =
+            rd.args.first().is_some_and(|a| a == "verify") && matches!(analysis, "predicate" | "explicit");
+        if !with_proofs {
             bench.warnings.push(format!(
-                "run definition `{}` runs the sequences from scratch only (proofs need `verify --analysis predicate`)",
+                "run definition `{}` runs the sequences from scratch only (proofs need `verify --analysis predicate` or `explicit`)",
                 rd.name
             ));
             continue;

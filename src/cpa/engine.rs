@@ -56,6 +56,18 @@ pub trait Guide {
     fn accepts(&self, states: &GuideStates) -> bool;
 }
 
+/// Successors known without the transfer: reused from a previous version's proof (seed 002),
+/// where the caller checked that the transfer would compute the same.
+pub trait Reuse<S> {
+    /// All successors of the waiting node `id` about to be expanded, one state per step, each
+    /// with whether to look for a cover (a state left uncovered is only explored more than
+    /// needed); `None`: compute them with the transfer.
+    fn successors(&mut self, arg: &Arg<S>, id: NodeId) -> Option<Vec<(Step, S, bool)>>;
+    /// The nodes made for the successors of `id` given by [`Reuse::successors`], with whether
+    /// each is queued (not cut, covered or left to the guide).
+    fn added(&mut self, id: NodeId, children: &[(NodeId, bool)]);
+}
+
 /// How one engine run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunOutcome {
@@ -86,6 +98,16 @@ pub struct EngineStats {
     pub cpu_time: Duration,
 }
 
+/// Where a new successor ended up.
+enum Added {
+    /// In the reached set, to be queued.
+    Reached(NodeId),
+    /// A target state.
+    Target(NodeId),
+    /// Cut, covered or left to the guide.
+    Settled(NodeId),
+}
+
 /// Longest time (wall clock) between two looks at the CPU-time and memory limits.
 const SLOW_CHECK_INTERVAL: Duration = Duration::from_millis(10);
 
@@ -99,6 +121,7 @@ pub struct Engine<'p, C: Cpa> {
     give_up: Vec<GiveUp>,
     path_monitors: Vec<GiveUp>,
     guide: Option<&'p dyn Guide>,
+    reuse: Option<Box<dyn Reuse<C::State> + 'p>>,
     arg: Arg<C::State>,
     waitlist: VecDeque<NodeId>,
     reached: FxHashMap<ControlState, C::CoverIndex>,
@@ -160,6 +183,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             give_up,
             path_monitors,
             guide,
+            reuse: None,
             arg: Arg { nodes: Vec::new() },
             waitlist: VecDeque::new(),
             reached: FxHashMap::default(),
@@ -183,6 +207,11 @@ impl<'p, C: Cpa> Engine<'p, C> {
             engine.waitlist.push_back(id);
         }
         engine
+    }
+
+    /// Takes successors from `reuse` where it knows them, instead of the transfer.
+    pub fn reuse(&mut self, reuse: Box<dyn Reuse<C::State> + 'p>) {
+        self.reuse = Some(reuse);
     }
 
     /// The ARG built so far.
@@ -347,6 +376,18 @@ impl<'p, C: Cpa> Engine<'p, C> {
             let Some(id) = self.pop() else {
                 return RunOutcome::Complete;
             };
+            if let Some(mut reuse) = self.reuse.take() {
+                let added = reuse
+                    .successors(&self.arg, id)
+                    .and_then(|successors| self.expand_with(id, successors));
+                if let Some(added) = &added {
+                    reuse.added(id, added);
+                }
+                self.reuse = Some(reuse);
+                if added.is_some() {
+                    continue;
+                }
+            }
             self.stats.expanded += 1;
             self.arg.nodes[id.index()].status = NodeStatus::Expanded;
             self.arg.nodes[id.index()].fully_expanded = false;
@@ -408,85 +449,142 @@ impl<'p, C: Cpa> Engine<'p, C> {
         };
         for state in successors {
             let state = self.cpa.adjust_precision(state, &self.precision, self.program);
-            let parent = &self.arg.nodes[id.index()];
-            let info = StepInfo {
-                step,
-                target: &next_control,
-                program: self.program,
-                elapsed,
-            };
-            let mut fired = None;
-            let mut monitors = Vec::with_capacity(self.path_monitors.len());
-            for (m, value) in self.path_monitors.iter().zip(&parent.monitors) {
-                let (v, hit) = m.step(value, &info);
-                if hit && fired.is_none() {
-                    fired = Some(m.to_string());
-                }
-                monitors.push(v);
+            match self.add_successor(id, step, &next_control, state, elapsed, true) {
+                Added::Target(child) => return Some(child),
+                Added::Reached(child) => new_nodes.push(child),
+                Added::Settled(_) => {}
             }
-            let guide = match (self.guide, &parent.guide) {
-                (Some(g), Some(states)) => Some(g.step(states, step)),
-                _ => None,
-            };
-            let guide_accepts = self
-                .guide
-                .is_some_and(|g| guide.as_ref().is_some_and(|s| g.accepts(s)));
-            for &g in &self.give_up {
-                match g {
-                    GiveUp::StatesPerLocation(n)
-                        if self.states_per_location[next_control.location.index()] >= n =>
-                    {
-                        fired.get_or_insert_with(|| g.to_string());
-                    }
-                    GiveUp::BusyEdge(n) if self.posts_per_edge[edge_index] > n => {
-                        fired.get_or_insert_with(|| g.to_string());
-                    }
-                    GiveUp::RecursionDepth(n)
-                        if fired.is_none()
-                            && matches!(step, Step::Edge(e) if matches!(self.program.edge(e).op, Operation::Call { .. }))
-                            && next_control.call_stack.recursion_depth(self.program) > n =>
-                    {
-                        fired = Some(g.to_string());
-                    }
-                    _ => {}
-                }
-            }
-            let is_target = next_control.is_error(self.program) || self.cpa.is_target(&state);
-            let node = ArgNode {
-                control: next_control.clone(),
-                state,
-                monitors,
-                guide,
-                parent: Some((id, step)),
-                children: Children::new(),
-                status: NodeStatus::Waiting,
-                fully_expanded: false,
-            };
-            let child = self.push_node(node);
-            self.arg.nodes[id.index()].children.push((step, child));
-            if guide_accepts {
-                self.arg.nodes[child.index()].status = NodeStatus::GuideAccepted;
-                self.stats.guide_accepted += 1;
-                continue;
-            }
-            if let Some(reason) = fired {
-                self.arg.nodes[child.index()].status = NodeStatus::Cut(reason);
-                self.stats.cut += 1;
-                continue;
-            }
-            if is_target {
-                self.arg.nodes[child.index()].status = NodeStatus::Target;
-                return Some(child);
-            }
-            if let Some(cover) = self.find_cover(child) {
-                self.arg.nodes[child.index()].status = NodeStatus::CoveredBy(cover);
-                self.stats.covered += 1;
-                continue;
-            }
-            self.add_reached(child);
-            new_nodes.push(child);
         }
         None
+    }
+
+    /// Expands the waiting node `id` with the successors [`Reuse`] gave. Refuses (`None`, the
+    /// node untouched, left to normal exploration, which reports the target) if a successor
+    /// would be a target. Otherwise returns per successor its node and whether it is queued.
+    fn expand_with(
+        &mut self,
+        id: NodeId,
+        successors: Vec<(Step, C::State, bool)>,
+    ) -> Option<Vec<(NodeId, bool)>> {
+        if self.arg.nodes[id.index()].status != NodeStatus::Waiting {
+            return None;
+        }
+        let control = self.arg.nodes[id.index()].control.clone();
+        let mut next = Vec::with_capacity(successors.len());
+        for (step, state, _) in &successors {
+            let next_control = control.successor(*step, self.program);
+            if next_control.is_error(self.program) || self.cpa.is_target(state) {
+                return None;
+            }
+            next.push(next_control);
+        }
+        self.arg.nodes[id.index()].status = NodeStatus::Expanded;
+        self.arg.nodes[id.index()].fully_expanded = true;
+        let mut out = Vec::with_capacity(successors.len());
+        for ((step, state, find_cover), next_control) in successors.into_iter().zip(next) {
+            self.posts_per_edge[step.edge().index()] += 1;
+            let added = self.add_successor(id, step, &next_control, state, Duration::ZERO, find_cover);
+            out.push(match added {
+                Added::Reached(child) => {
+                    self.waitlist.push_back(child);
+                    (child, true)
+                }
+                Added::Settled(child) | Added::Target(child) => (child, false),
+            });
+        }
+        Some(out)
+    }
+
+    /// Adds the successor `state` of node `id` by `step` to the ARG with its monitors and
+    /// guide states, and settles it: cut by a give-up, left to the guide, a target, covered
+    /// (if `find_cover`), or added to the reached set (the caller queues it).
+    fn add_successor(
+        &mut self,
+        id: NodeId,
+        step: Step,
+        next_control: &ControlState,
+        state: C::State,
+        elapsed: Duration,
+        find_cover: bool,
+    ) -> Added {
+        let edge_index = step.edge().index();
+        let parent = &self.arg.nodes[id.index()];
+        let info = StepInfo {
+            step,
+            target: next_control,
+            program: self.program,
+            elapsed,
+        };
+        let mut fired = None;
+        let mut monitors = Vec::with_capacity(self.path_monitors.len());
+        for (m, value) in self.path_monitors.iter().zip(&parent.monitors) {
+            let (v, hit) = m.step(value, &info);
+            if hit && fired.is_none() {
+                fired = Some(m.to_string());
+            }
+            monitors.push(v);
+        }
+        let guide = match (self.guide, &parent.guide) {
+            (Some(g), Some(states)) => Some(g.step(states, step)),
+            _ => None,
+        };
+        let guide_accepts = self
+            .guide
+            .is_some_and(|g| guide.as_ref().is_some_and(|s| g.accepts(s)));
+        for &g in &self.give_up {
+            match g {
+                GiveUp::StatesPerLocation(n)
+                    if self.states_per_location[next_control.location.index()] >= n =>
+                {
+                    fired.get_or_insert_with(|| g.to_string());
+                }
+                GiveUp::BusyEdge(n) if self.posts_per_edge[edge_index] > n => {
+                    fired.get_or_insert_with(|| g.to_string());
+                }
+                GiveUp::RecursionDepth(n)
+                    if fired.is_none()
+                        && matches!(step, Step::Edge(e) if matches!(self.program.edge(e).op, Operation::Call { .. }))
+                        && next_control.call_stack.recursion_depth(self.program) > n =>
+                {
+                    fired = Some(g.to_string());
+                }
+                _ => {}
+            }
+        }
+        let is_target = next_control.is_error(self.program) || self.cpa.is_target(&state);
+        let node = ArgNode {
+            control: next_control.clone(),
+            state,
+            monitors,
+            guide,
+            parent: Some((id, step)),
+            children: Children::new(),
+            status: NodeStatus::Waiting,
+            fully_expanded: false,
+        };
+        let child = self.push_node(node);
+        self.arg.nodes[id.index()].children.push((step, child));
+        if guide_accepts {
+            self.arg.nodes[child.index()].status = NodeStatus::GuideAccepted;
+            self.stats.guide_accepted += 1;
+            return Added::Settled(child);
+        }
+        if let Some(reason) = fired {
+            self.arg.nodes[child.index()].status = NodeStatus::Cut(reason);
+            self.stats.cut += 1;
+            return Added::Settled(child);
+        }
+        if is_target {
+            self.arg.nodes[child.index()].status = NodeStatus::Target;
+            return Added::Target(child);
+        }
+        if let Some(cover) = find_cover.then(|| self.find_cover(child)).flatten() {
+            self.arg.nodes[child.index()].status = NodeStatus::CoveredBy(cover);
+            self.stats.covered += 1;
+            return Added::Settled(child);
+        }
+        self.add_reached(child);
+        Added::Reached(child)
     }
 
     fn add_cut_child(

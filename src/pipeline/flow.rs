@@ -168,7 +168,7 @@ struct StageFile {
 /// Tools a flow may name: the native analyses and the adapters that exist.
 pub const NATIVE_TOOLS: [&str; 3] = ["explicit", "predicate", "chc"];
 
-/// The options of a `predicate` stage: the proof of a previous version to start from and the
+/// The options of a `predicate` or `explicit` stage: the proof of a previous version to start from and the
 /// file to save the stage's own proof to (`verify --proof-in/--proof-out`, seed 002).
 pub const PROOF_OPTIONS: [&str; 2] = ["proof-in", "proof-out"];
 
@@ -350,12 +350,12 @@ fn parse_stage(
         ));
     }
     let native = NATIVE_TOOLS.contains(&s.tool.as_str());
-    let proof_option = |k: &String| s.tool == "predicate" && PROOF_OPTIONS.contains(&k.as_str());
+    let proof_option = |k: &String| s.tool != "chc" && PROOF_OPTIONS.contains(&k.as_str());
     if native && !s.options.keys().all(proof_option) {
         return Err(err(
             line_of(text, "options", stage_line).unwrap_or(stage_line),
             format!(
-                "`{}` takes give_up conditions, not options (`predicate` takes {})",
+                "`{}` takes give_up conditions, not options (`predicate` and `explicit` take {})",
                 s.tool,
                 PROOF_OPTIONS.join(" and ")
             ),
@@ -457,17 +457,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("two stages are named `a`"), "{e}");
-        let native_options = "flow: p\nstages:\n  - tool: explicit\n    options: { x: 1 }\n";
+        let native_options = "flow: p\nstages:\n  - tool: chc\n    options: { proof-in: a.proof }\n";
         let e = Flow::parse(native_options, "p.yaml", &[])
             .unwrap_err()
             .to_string();
         assert_eq!(
             e,
-            "p.yaml:4: `explicit` takes give_up conditions, not options (`predicate` takes proof-in and proof-out)"
+            "p.yaml:4: `chc` takes give_up conditions, not options (`predicate` and `explicit` take proof-in and proof-out)"
         );
-        let proofs = "flow: p\nstages:\n  - tool: predicate\n    input: identity\n    options: { proof-in: a.proof, proof-out: b.proof }\n";
-        let flow = Flow::parse(proofs, "p.yaml", &[]).expect("proof options");
-        assert_eq!(flow.stages[0].options["proof-in"], "a.proof");
+        for tool in ["predicate", "explicit"] {
+            let proofs = format!("flow: p\nstages:\n  - tool: {tool}\n    input: identity\n    options: {{ proof-in: a.proof, proof-out: b.proof }}\n");
+            let flow = Flow::parse(&proofs, "p.yaml", &[]).expect("proof options");
+            assert_eq!(flow.stages[0].options["proof-in"], "a.proof");
+        }
     }
 
     #[test]

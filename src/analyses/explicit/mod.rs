@@ -43,6 +43,7 @@ pub use values::KnownValues;
 
 mod arrays;
 mod frames;
+pub mod incremental;
 mod values;
 
 /// Known variable values (absent = unknown), normalised to each variable's type, known
@@ -93,6 +94,11 @@ impl ExplicitCpa {
             liveness: Liveness::compute(program),
             recursive: program.recursive_functions(),
         }
+    }
+
+    /// The locals whose values are kept at `loc` (the others are dead there and dropped).
+    pub fn live_locals(&self, loc: LocId) -> &HashSet<VarId> {
+        &self.liveness.live[loc.index()]
     }
 
     fn is_recursive(&self, func: FuncId) -> bool {
@@ -497,6 +503,19 @@ impl Cpa for ExplicitCpa {
 /// Runs the explicit-value analysis to a verdict; `guide` is a condition of earlier stages
 /// whose covered paths are not explored again.
 pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn Guide>) -> AnalysisOutcome {
+    run(program, options, guide, |_| (), |_, _, ()| ()).0
+}
+
+/// [`verify`] where `prepare` may build part of the ARG before exploration (from a previous
+/// version's proof; its CPU time is the analysis') and `finish` looks at the final ARG.
+pub fn run<'p, P, T>(
+    program: &'p Program,
+    options: &AnalysisOptions,
+    guide: Option<&'p dyn Guide>,
+    prepare: impl FnOnce(&mut Engine<'p, ExplicitCpa>) -> P,
+    finish: impl FnOnce(&Engine<'p, ExplicitCpa>, &AnalysisOutcome, P) -> T,
+) -> (AnalysisOutcome, T) {
+    let cpu_before = crate::cpa::monitor::process_cpu_time();
     let mut engine = Engine::new(
         program,
         ExplicitCpa::new(program),
@@ -504,15 +523,18 @@ pub fn verify(program: &Program, options: &AnalysisOptions, guide: Option<&dyn G
         options.give_up.clone(),
         guide,
     );
+    let prepared = prepare(&mut engine);
     let solver = SolverConfig::default().until(engine.cpu_deadline().map(last_query));
     let mut outcome = run_to_verdict(&mut engine, |engine, node| {
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
         confirm_path(program, steps, &solver)
     });
+    outcome.stats.cpu_time = crate::cpa::monitor::process_cpu_time().saturating_sub(cpu_before);
     if outcome.verdict == crate::verdict::Verdict::True && guide.is_none() {
         outcome.invariants = loop_invariants(engine.arg(), program);
     }
-    outcome
+    let finished = finish(&engine, &outcome, prepared);
+    (outcome, finished)
 }
 
 /// Most states of one loop head an invariant lists one by one; beyond, each variable's range

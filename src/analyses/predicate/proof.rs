@@ -1,26 +1,31 @@
-//! The proof a predicate-analysis run leaves behind (`baton verify --proof-out FILE`), for
-//! re-verifying a later version of the program (seed 002 §3, [`crate::analyses::incremental`]).
+//! The proof a predicate- or explicit-analysis run leaves behind (`baton verify --proof-out
+//! FILE`), for re-verifying a later version of the program (seed 002 §3,
+//! [`crate::analyses::incremental`], [`crate::analyses::explicit::incremental`]).
 //!
-//! A proof is one JSON document (format `baton-predicate-proof`, version [`PROOF_VERSION`]):
+//! A proof is one JSON document (format `baton-proof`, version [`PROOF_VERSION`]):
 //!
+//! - `analysis`: the analysis that wrote it, `predicate` or `explicit` (a proof is only read by
+//!   the same analysis);
 //! - `program`: the program file's name, SHA-256 and source lines (the line diff against a new
 //!   version maps edges by source position);
 //! - `verdict` of the run that wrote it (`true`, or `unknown` for a cut run: its frontier is
 //!   recorded too);
 //! - `cfa`: the program's CFA as `baton cfa --json` prints it (edges, variables, functions);
-//! - `predicates`: the predicate table (canonical comparisons over the CFA's variable ids);
+//! - `predicates` (predicate analysis; empty for explicit): the predicate table (canonical comparisons over the CFA's variable ids);
 //! - `precision`: the final precision, predicates tracked everywhere (`global`) and per
 //!   location (`local`), as indices into the table;
 //! - `nodes`: the live ARG nodes, the root first: the CFA location, the reachable region at block
 //!   starts (`region`: cubes of `[predicate, polarity]`, and the predicates it was computed
-//!   over), the children with the step to each (`{"edge": id}` or `{"return": call-edge id}`)
-//!   and the status: `expanded`, `{"covered_by": node}`, or `{"frontier": reason}` (waiting,
+//!   over; predicate analysis), or the known values (`values`: `[variable, value]` pairs;
+//!   explicit analysis; absent where the state also knows array elements or saved frames of
+//!   recursive calls, which are not recorded: such a node is never reused), the children with the step to each (`{"edge": id}` or `{"return": call-edge id}`)
+//!   and the status: `expanded` (`partial` if only up to a target), `{"covered_by": node}`, or `{"frontier": reason}` (waiting,
 //!   cut, target or left to a guide: not verified, explored again on reuse).
 
 use super::abstraction::{AbstractState, Precision, Predicate};
 use super::cpa::PredicateState;
 use crate::cfa::expr::Expr;
-use crate::cfa::{EdgeId, LocId, Operation, Program};
+use crate::cfa::{EdgeId, LocId, Operation, Program, VarId};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::Step;
 use serde::{Deserialize, Serialize};
@@ -28,9 +33,31 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The `format` field of every proof file.
-pub const PROOF_FORMAT: &str = "baton-predicate-proof";
-/// The version of the format this Baton writes and reads.
-pub const PROOF_VERSION: u32 = 1;
+pub const PROOF_FORMAT: &str = "baton-proof";
+/// The version of the format this Baton writes and reads (1: predicate proofs only, format
+/// `baton-predicate-proof`; 2: the analysis kind and explicit values added).
+pub const PROOF_VERSION: u32 = 2;
+
+/// Most ARG nodes a proof records: a larger ARG is cheaper to explore again than to write,
+/// read and match (its proof is not written).
+pub const MAX_PROOF_NODES: usize = 1_000_000;
+
+/// The analysis a proof is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProofAnalysis {
+    Predicate,
+    Explicit,
+}
+
+impl std::fmt::Display for ProofAnalysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProofAnalysis::Predicate => "predicate",
+            ProofAnalysis::Explicit => "explicit",
+        })
+    }
+}
 
 /// Why a proof cannot be written or used.
 #[derive(Debug, thiserror::Error)]
@@ -107,10 +134,19 @@ pub enum ProofStatus {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProofNode {
     pub location: LocId,
-    /// The region at a block start; `None` inside a block.
+    /// The region at a block start; `None` inside a block (and in explicit proofs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<Region>,
+    /// The known values of an explicit state (`None` in predicate proofs and where the state
+    /// is not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<(VarId, i128)>>,
     pub children: Vec<(ProofStep, u32)>,
     pub status: ProofStatus,
+    /// Expanded up to a target only: a step without a child was not computed (otherwise it
+    /// is infeasible).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// A saved predicate-analysis proof (see the module documentation for the format).
@@ -118,6 +154,7 @@ pub struct ProofNode {
 pub struct Proof {
     pub format: String,
     pub version: u32,
+    pub analysis: ProofAnalysis,
     pub program: ProgramRecord,
     pub verdict: String,
     pub cfa: Program,
@@ -150,7 +187,8 @@ impl PredicateTable {
 }
 
 impl Proof {
-    /// Records the final ARG and precision of a run on `program` whose source text is `source`.
+    /// Records the final ARG and precision of a predicate-analysis run on `program` whose
+    /// source text is `source`.
     pub fn record(
         arg: &Arg<PredicateState>,
         precision: &Precision,
@@ -158,30 +196,61 @@ impl Proof {
         source: &str,
         verdict: &str,
     ) -> Result<Proof, ProofError> {
+        let mut table = PredicateTable::default();
+        let mut proof =
+            Proof::record_nodes(arg, program, source, verdict, ProofAnalysis::Predicate, |state| {
+                let region = (state.pf.length == 0).then(|| Region {
+                    cubes: state
+                        .abstraction
+                        .cubes
+                        .iter()
+                        .map(|cube| {
+                            cube.iter()
+                                .map(|l| (table.id(&l.predicate), l.positive))
+                                .collect()
+                        })
+                        .collect(),
+                    minterms: state.abstraction.minterms,
+                    tracked: table.ids(&state.tracked),
+                });
+                (region, None)
+            })?;
+        let mut local: Vec<(LocId, Vec<u32>)> = precision
+            .local
+            .iter()
+            .map(|(&loc, ps)| (loc, table.ids(ps)))
+            .collect();
+        local.sort_by_key(|(loc, _)| *loc);
+        let global = table.ids(&precision.global);
+        proof.predicates = table.exprs;
+        proof.precision = PrecisionRecord { global, local };
+        Ok(proof)
+    }
+
+    /// Records the live nodes of a final ARG, each state's part by `state_record` (a region or
+    /// values), without predicates or precision.
+    pub fn record_nodes<S>(
+        arg: &Arg<S>,
+        program: &Program,
+        source: &str,
+        verdict: &str,
+        analysis: ProofAnalysis,
+        mut state_record: impl FnMut(&S) -> (Option<Region>, Option<Vec<(VarId, i128)>>),
+    ) -> Result<Proof, ProofError> {
         let live: Vec<NodeId> = arg.live_ids().collect();
+        if live.len() > MAX_PROOF_NODES {
+            return Err(ProofError::Record(format!(
+                "the ARG has {} nodes, more than the {MAX_PROOF_NODES} a proof records",
+                live.len()
+            )));
+        }
         let renumber: HashMap<NodeId, u32> = live.iter().enumerate().map(|(i, &n)| (n, i as u32)).collect();
         if renumber.get(&arg.root()) != Some(&0) {
             return Err(ProofError::Record("the ARG has no root".into()));
         }
-        let mut table = PredicateTable::default();
         let mut nodes = Vec::with_capacity(live.len());
         for &id in &live {
             let node = arg.node(id);
-            let state = &node.state;
-            let region = (state.pf.length == 0).then(|| Region {
-                cubes: state
-                    .abstraction
-                    .cubes
-                    .iter()
-                    .map(|cube| {
-                        cube.iter()
-                            .map(|l| (table.id(&l.predicate), l.positive))
-                            .collect()
-                    })
-                    .collect(),
-                minterms: state.abstraction.minterms,
-                tracked: table.ids(&state.tracked),
-            });
             let status = match &node.status {
                 NodeStatus::Expanded => ProofStatus::Expanded,
                 NodeStatus::CoveredBy(m) => match renumber.get(m) {
@@ -199,23 +268,20 @@ impl Proof {
                 .iter()
                 .filter_map(|&(step, c)| renumber.get(&c).map(|&c| (ProofStep::from(step), c)))
                 .collect();
+            let (region, values) = state_record(&node.state);
             nodes.push(ProofNode {
                 location: node.control.location,
                 region,
+                values,
                 children,
+                partial: node.status == NodeStatus::Expanded && !node.fully_expanded,
                 status,
             });
         }
-        let mut local: Vec<(LocId, Vec<u32>)> = precision
-            .local
-            .iter()
-            .map(|(&loc, ps)| (loc, table.ids(ps)))
-            .collect();
-        local.sort_by_key(|(loc, _)| *loc);
-        let global = table.ids(&precision.global);
         Ok(Proof {
             format: PROOF_FORMAT.into(),
             version: PROOF_VERSION,
+            analysis,
             program: ProgramRecord {
                 file: program.files.first().cloned().unwrap_or_default(),
                 sha256: program.hash.clone(),
@@ -223,19 +289,22 @@ impl Proof {
             },
             verdict: verdict.into(),
             cfa: program.clone(),
-            predicates: table.exprs,
-            precision: PrecisionRecord { global, local },
+            predicates: Vec::new(),
+            precision: PrecisionRecord::default(),
             nodes,
         })
     }
 
     /// Writes the proof as JSON.
     pub fn write(&self, path: &Path) -> Result<(), ProofError> {
-        let text = serde_json::to_string(self).map_err(|e| ProofError::Record(e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| ProofError::Write {
+        let write_error = |source| ProofError::Write {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let file = std::fs::File::create(path).map_err(write_error)?;
+        let mut out = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut out, self).map_err(|e| write_error(e.into()))?;
+        std::io::Write::flush(&mut out).map_err(write_error)
     }
 
     /// Reads and checks a proof file: syntax, format and version, and that every id in it
@@ -262,6 +331,11 @@ impl Proof {
             message: e.to_string(),
         };
         let header: Header = serde_json::from_str(&text).map_err(syntax)?;
+        if header.format.as_deref() == Some("baton-predicate-proof") {
+            return Err(malformed(format!(
+                "a proof of format version 1 (this Baton reads version {PROOF_VERSION}): verify the old version again with --proof-out"
+            )));
+        }
         if header.format.as_deref() != Some(PROOF_FORMAT) {
             return Err(malformed(format!("`format` is not `{PROOF_FORMAT}`")));
         }
@@ -351,7 +425,11 @@ impl Proof {
                 pred_ok(&r.tracked) && r.cubes.iter().all(|c| c.iter().all(|&(p, _)| p < preds))
             });
             let status_ok = !matches!(node.status, ProofStatus::CoveredBy(m) if m >= n);
-            if node.location.index() >= locs || !steps_ok || !region_ok || !status_ok {
+            let values_ok = node
+                .values
+                .as_ref()
+                .is_none_or(|vs| vs.iter().all(|(v, _)| v.index() < vars));
+            if node.location.index() >= locs || !steps_ok || !region_ok || !status_ok || !values_ok {
                 return Err(format!(
                     "node {i} refers to a missing location, edge, node or predicate"
                 ));
