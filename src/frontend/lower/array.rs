@@ -320,6 +320,9 @@ impl Lowerer<'_> {
     /// The array element `e` designates (`a[i][j]` with one index per dimension), with its
     /// indices lowered in order; `None` if `e` is not a subscript.
     pub(super) fn element(&mut self, e: &Node<Expression>) -> Result<Option<(Place, CType)>> {
+        if let Some(place) = self.record_element(e)? {
+            return Ok(Some(place));
+        }
         let mut subscripts = Vec::new();
         let mut base = e;
         while let Expression::BinaryOperator(b) = &base.node {
@@ -455,7 +458,7 @@ pub(super) fn with_outer_length(t: CType, shape: &ArrayShape) -> CType {
 }
 
 /// The per-dimension indices of a flat row-major position.
-fn unflatten(mut flat: u64, extents: &[u64]) -> Vec<u64> {
+pub(super) fn unflatten(mut flat: u64, extents: &[u64]) -> Vec<u64> {
     let mut index = vec![0; extents.len()];
     for (k, &e) in extents.iter().enumerate().rev() {
         index[k] = flat % e;

@@ -168,6 +168,7 @@ impl Lowerer<'_> {
                 Ok(None)
             }
             CType::Array(..) => Err(self.malformed(at, "function returning an array")),
+            CType::Struct(_) => Err(self.unsupported(at, "external function returning a struct")),
             CType::Unsupported(s) => {
                 if matches!(dest, Dest::Discard) {
                     self.emit(Operation::Skip)?;

@@ -1,6 +1,7 @@
 //! Lowering of declarations: type specifiers, declarators, globals, function definitions and locals.
 
 use super::array::with_outer_length;
+use super::record::{is_record, STRUCT_VALUE};
 use super::*;
 use crate::cfa::memory::ArrayShape;
 
@@ -30,7 +31,7 @@ impl Lowerer<'_> {
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
                     other = Some(match st.node.kind.node {
-                        lang_c::ast::StructKind::Struct => CType::Unsupported("struct type".into()),
+                        lang_c::ast::StructKind::Struct => self.struct_type(&st.node)?,
                         lang_c::ast::StructKind::Union => self.union_type(&st.node)?,
                     })
                 }
@@ -261,6 +262,7 @@ impl Lowerer<'_> {
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
+            CType::Struct(_) => Err(self.unsupported(offset, STRUCT_VALUE)),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -342,6 +344,9 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
+        if is_record(&t) {
+            return self.global_record(unique, source, t, init, is_extern, offset);
+        }
         if matches!(t, CType::Array(..)) {
             if self.globals.contains_key(unique) {
                 return Err(self.unsupported(offset, "array declared more than once"));
@@ -694,6 +699,9 @@ impl Lowerer<'_> {
                         false,
                         id.span.start,
                     )?;
+                }
+                _ if is_record(&t) => {
+                    self.local_record(&name, t, id.node.initializer.as_ref(), id.span.start)?;
                 }
                 _ if matches!(t, CType::Array(..)) => {
                     self.local_array(&name, t, id.node.initializer.as_ref(), id.span.start)?;

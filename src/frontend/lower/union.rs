@@ -120,6 +120,9 @@ impl Lowerer<'_> {
     /// The place `u.m` designates and the member's type.
     pub(super) fn member_place(&mut self, m: &Node<lang_c::ast::MemberExpression>) -> Result<(Place, CType)> {
         let at = m.span.start;
+        if let Some(place) = self.record_member(m)? {
+            return Ok(place);
+        }
         if m.node.operator.node == MemberOperator::Indirect {
             return Err(self.unsupported(at, "member access through a pointer (->)"));
         }
