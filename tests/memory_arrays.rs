@@ -39,7 +39,7 @@ fn verify(kind: AnalysisKind, p: &Program) -> AnalysisOutcome {
 
 #[test]
 fn sizes_and_initialisers_follow_gcc() {
-    let body = "int g[3][2] = {{1, 2}, {3}};\nint h[] = {5, 6, 7};\n\
+    let body = "int g[3][2] = {{1, 2}, [1] = {3}};\nint h[] = {5, 6, 7};\n\
                 int main(void) {\n  char c[5];\n  long l[2][3];\n  int b[4] = {1, 2};\n  \
                 return sizeof(g) * 1000000 + sizeof(h) * 10000 + sizeof(c) * 1000 + sizeof(l) + \
                 g[1][0] * 100 + g[2][1] * 10 + h[2] + b[1] + b[3];\n}\n";
@@ -214,8 +214,12 @@ fn array_misuse_gets_one_line_errors() {
             "e.c:2: unsupported: zero-length array",
         ),
         (
-            "int main(void) {\n  int a[3] = {[1] = 2};\n  return a[1];\n}\n",
-            "e.c:2: unsupported: designated initializer",
+            "int main(void) {\n  int a[] = {[1] = 2};\n  return a[1];\n}\n",
+            "e.c:2: unsupported: designated initializer of an array of unspecified size",
+        ),
+        (
+            "int main(void) {\n  int a[3] = {[3] = 2};\n  return a[1];\n}\n",
+            "e.c:2: error: array designator outside the array",
         ),
         (
             "int main(void) {\n  int a[3][2];\n  return a[1] == 0;\n}\n",

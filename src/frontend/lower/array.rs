@@ -88,6 +88,13 @@ impl Lowerer<'_> {
                         },
                         _ => return Err(self.unsupported(at, "array initialized by an expression")),
                     },
+                    Some(Initializer::List(items))
+                        if items.iter().any(|i| !i.node.designation.is_empty()) =>
+                    {
+                        return Err(
+                            self.unsupported(at, "designated initializer of an array of unspecified size")
+                        )
+                    }
                     Some(Initializer::List(items)) if k == 0 => {
                         let inner: Option<Vec<u64>> = lens[1..]
                             .iter()
@@ -256,7 +263,7 @@ impl Lowerer<'_> {
 
     /// The elements an initializer list gives, as (flat index, expression), in order.
     fn initial_elements<'i>(
-        &self,
+        &mut self,
         shape: &ArrayShape,
         init: &'i Node<Initializer>,
     ) -> Result<Vec<(u64, &'i Node<Expression>)>> {
@@ -274,7 +281,7 @@ impl Lowerer<'_> {
     /// Flattens `items` for a (sub-)array with these extents starting at flat index `start`:
     /// braces start a new sub-array, bare values fill elements in order (brace elision).
     fn flatten<'i>(
-        &self,
+        &mut self,
         items: &'i [Node<InitializerListItem>],
         extents: &[u64],
         start: u64,
@@ -285,8 +292,21 @@ impl Lowerer<'_> {
         let mut cursor = start;
         for item in items {
             let at = item.span.start;
-            if !item.node.designation.is_empty() {
-                return Err(self.unsupported(at, "designated initializer"));
+            match item.node.designation.as_slice() {
+                [] => {}
+                // `[k] = value` continues the list at sub-array `k` (as Baton's C emitter
+                // writes global arrays).
+                [d] => match &d.node {
+                    lang_c::ast::Designator::Index(k) => {
+                        let k = self.const_eval(k)?;
+                        if k < 0 || k as u64 >= extents[0] {
+                            return Err(self.malformed(at, "array designator outside the array"));
+                        }
+                        cursor = start + k as u64 * stride;
+                    }
+                    _ => return Err(self.unsupported(at, "designated initializer of this kind")),
+                },
+                _ => return Err(self.unsupported(at, "nested designator")),
             }
             match &item.node.initializer.node {
                 Initializer::Expression(e) => {
