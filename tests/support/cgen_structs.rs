@@ -123,7 +123,7 @@ impl StructGen {
     }
 
     /// An initializer for type `t`: braces, partial lists, elision, designators.
-    fn initializer(&mut self, t: &Ty, depth: usize) -> String {
+    fn initializer(&mut self, t: &Ty) -> String {
         match t {
             Ty::Scalar(k) => self.constant(*k),
             Ty::Struct(k) => {
@@ -131,7 +131,7 @@ impl StructGen {
                 let take = 1 + self.rng.below(members.len());
                 let mut parts = Vec::new();
                 for (name, m) in members.iter().take(take) {
-                    let value = self.initializer(m, depth + 1);
+                    let value = self.initializer(m);
                     if self.rng.chance(20) {
                         parts.push(format!(".{name} = {value}"));
                     } else {
@@ -142,7 +142,7 @@ impl StructGen {
             }
             Ty::Array(elem, n) => {
                 let take = 1 + self.rng.below(*n);
-                let parts: Vec<String> = (0..take).map(|_| self.initializer(elem, depth + 1)).collect();
+                let parts: Vec<String> = (0..take).map(|_| self.initializer(elem)).collect();
                 format!("{{ {} }}", parts.join(", "))
             }
         }
@@ -277,7 +277,7 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
             continue;
         }
         let init = if g.rng.chance(50) {
-            format!(" = {}", g.initializer(t, 0))
+            format!(" = {}", g.initializer(t))
         } else {
             String::new()
         };
@@ -296,7 +296,7 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         let init = if g.rng.chance(30) {
             "{ 0 }".to_string()
         } else {
-            g.initializer(t, 0)
+            g.initializer(t)
         };
         g.lines.push(format!("  {} = {init};", g.declaration(t, name)));
     }

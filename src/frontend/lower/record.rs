@@ -97,6 +97,9 @@ impl SubObject {
     }
 }
 
+/// The leaf variables of a record object: (name suffix, value type, array shape).
+type LeafVars = Vec<(String, IntType, Option<ArrayShape>)>;
+
 /// Items of an initializer list being consumed.
 type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
 
@@ -448,7 +451,7 @@ impl Lowerer<'_> {
         t: CType,
         init: Option<&Node<Initializer>>,
         at: usize,
-    ) -> Result<(CType, Vec<(String, IntType, Option<ArrayShape>)>)> {
+    ) -> Result<(CType, LeafVars)> {
         let t = match (t, init.map(|i| &i.node)) {
             (CType::Array(elem, ArrayLen::Unspecified), Some(Initializer::List(items))) => {
                 let braced = items.iter().all(|i| {
