@@ -5,7 +5,7 @@
 //! objects of them (single structs and arrays of structs), with random initialisers (nested
 //! and elided braces, designators, partial lists). Statements write and read members through
 //! any access path (`o[i].in.a[j]`, indices from inputs reduced modulo the extent), copy
-//! whole structs and sub-structs, and branch on members. Arithmetic is unsigned and doubles
+//! whole structs and sub-structs, pass structs by value and branch on members. Arithmetic is unsigned and doubles
 //! hold small non-negative integers, so no program has undefined behaviour. `main` returns a
 //! hash of every scalar of every object and of the `sizeof` of both types (gcc's padding in
 //! the data model under test).
@@ -283,6 +283,23 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         };
         g.lines.push(format!("{}{init};", g.declaration(t, name)));
     }
+    // A function taking struct 0 by value (when it has no array member): it changes its copy.
+    let by_value = g.structs[0].iter().all(|(_, t)| matches!(t, Ty::Scalar(_)));
+    if by_value {
+        let (first, t) = g.structs[0][0].clone();
+        let write = match t {
+            Ty::Scalar(k) if SCALARS[k].1 => format!("x.{first} = (double) (k % 64u);"),
+            _ => format!("x.{first} += k;"),
+        };
+        let sum: Vec<String> = g.structs[0]
+            .iter()
+            .map(|(name, _)| format!("(unsigned int) x.{name}"))
+            .collect();
+        g.lines.push(format!(
+            "unsigned int {prefix}f(struct {prefix}s0 x, unsigned int k) {{ {write} return k * 7u + {}; }}",
+            sum.join(" * 3u + ")
+        ));
+    }
     g.lines.push("int main(void) {".into());
     for i in 0..3 {
         g.lines
@@ -328,10 +345,16 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         }
     }
     for _ in 0..6 + g.rng.below(10) {
-        let s = g.statement(&scalars, &copies);
+        let s = if by_value && g.rng.chance(15) {
+            let arg = *g.rng.pick(&["li", "la[#3]"]);
+            let arg = g.indexed(arg);
+            format!("v1 = v1 + {prefix}f({arg}, v{});", g.rng.below(3))
+        } else {
+            g.statement(&scalars, &copies)
+        };
         g.lines.push(format!("  {s}"));
     }
-    g.lines.push("  unsigned int h = 17u;".into());
+    g.lines.push("  unsigned int h = v1 ^ 17u;".into());
     g.lines.push(format!(
         "  h = h * 31u + (unsigned int) sizeof(struct {prefix}s0) + 1000u * (unsigned int) sizeof(struct {prefix}s1);"
     ));

@@ -123,6 +123,10 @@ impl Lowerer<'_> {
             }
             let mut lowered = Vec::new();
             for (a, (_, pt)) in args.iter().zip(&params) {
+                if let CType::Struct(_) = pt {
+                    lowered.extend(self.struct_argument(a, pt)?);
+                    continue;
+                }
                 let ty = self.value_type(pt, a.span.start)?;
                 let v = self.rvalue(a)?;
                 lowered.push(v.e.cast(ty));

@@ -596,6 +596,10 @@ impl Lowerer<'_> {
             if self.scopes.last().is_some_and(|s| s.contains_key(&pname)) {
                 return Err(self.malformed(fd.span.start, format!("redefinition of parameter `{pname}`")));
             }
+            if let CType::Struct(_) = pty {
+                params.extend(self.struct_parameter(&pname, pty, fd.span.start)?);
+                continue;
+            }
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {

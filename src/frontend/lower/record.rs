@@ -9,8 +9,9 @@
 //! ([`crate::cfa::memory`]), and an out-of-bounds index is caught per dimension as for arrays.
 //! The byte layout (`sizeof`, padding) follows gcc in both data models
 //! ([`crate::cfa::memory::record_layout`]); no value depends on it, as nothing reads a struct's
-//! bytes. Struct assignment and initialisation copy leaf by leaf; a struct used as a value
-//! otherwise (passed or returned by value, through a pointer) is `unsupported`.
+//! bytes. Struct assignment and initialisation copy leaf by leaf, and a struct parameter is
+//! one parameter per leaf; a struct used as a value otherwise (returned by value, through a
+//! pointer) is `unsupported`.
 
 use super::array::{unflatten, Place};
 use super::*;
@@ -23,7 +24,7 @@ use std::slice::Iter;
 /// What `unsupported` says about a struct used as a value other than by assignment,
 /// initialisation or member access.
 pub(super) const STRUCT_VALUE: &str =
-    "struct used as a value (passed, returned, cast or compared; only assignment, initialisation and member access are modelled)";
+    "struct used as a value (returned, cast or compared; only assignment, initialisation, passing and member access are modelled)";
 
 /// The most scalars one struct assignment or initialisation copies.
 const MAX_COPIED_SCALARS: u64 = 4096;
@@ -432,6 +433,67 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Declares a struct parameter passed by value: one parameter per leaf (a struct with an
+    /// array member is not modelled as a parameter). Gives the parameters.
+    pub(super) fn struct_parameter(&mut self, name: &str, t: CType, at: usize) -> Result<Vec<VarId>> {
+        let (t, leaves) = self.record_leaves(t, None, at)?;
+        if leaves.iter().any(|(_, _, shape)| shape.is_some()) {
+            return Err(self.unsupported(at, "struct parameter with an array member"));
+        }
+        let fid = self.fs()?.id;
+        let mut vars = Vec::with_capacity(leaves.len());
+        for (suffix, ty, _) in leaves {
+            let source_name = format!("{name}{suffix}");
+            let unique = self.local_name(&source_name)?;
+            vars.push(self.new_var(Variable {
+                name: unique,
+                source_name,
+                ty,
+                scope: Scope::Local(fid),
+                initial: 0,
+                temporary: false,
+                array: None,
+            }));
+        }
+        let first = *vars
+            .first()
+            .ok_or_else(|| self.malformed(at, "struct without members"))?;
+        self.bind(name, Sym::Var(first, t));
+        Ok(vars)
+    }
+
+    /// The values of a struct argument passed by value to a parameter of type `t`, leaf by leaf.
+    pub(super) fn struct_argument(&mut self, arg: &Node<Expression>, t: &CType) -> Result<Vec<Expr>> {
+        let at = arg.span.start;
+        let Some(src) = self.sub_object(arg)? else {
+            return Err(self.unsupported(
+                at,
+                "struct argument other than a variable, member or array element",
+            ));
+        };
+        if src.ty != *t {
+            return Err(self.malformed(at, "argument of an incompatible struct type"));
+        }
+        let mut values = Vec::new();
+        for k in 0..leaf_count(t) {
+            let v = src.leaf_var(k);
+            let ty = self.variables[v.index()].ty;
+            if !self.inner_extents(v, src.index.len()).is_empty() {
+                return Err(self.unsupported(at, "struct parameter with an array member"));
+            }
+            let place = if src.index.is_empty() {
+                Place::Var(v)
+            } else {
+                Place::Element {
+                    array: v,
+                    index: src.index.clone(),
+                }
+            };
+            values.push(self.read_place(&place, ty)?);
+        }
+        Ok(values)
     }
 
     /// The extents of leaf variable `v`'s dimensions after the first `outer`.
