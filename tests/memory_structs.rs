@@ -1,4 +1,4 @@
-//! Structs through every layer: the frontend's lowering (records of scalar cells, `sizeof`
+//! Structs (and arrays of pointers, which struct programs keep) through every layer: the frontend's lowering (records of scalar cells, `sizeof`
 //! with gcc's padding, initialisers, copies), the interpreter's undefined behaviour (out of
 //! bounds in an array of structs or a member array), the explicit and predicate analyses (never
 //! wrong, every `false` replayed), CHC (never wrong) and the C emitter (residual-style output
@@ -99,6 +99,22 @@ fn structs_pass_by_value() {
                 value: Some(3_000_000 + 500_000 + 66_000 + 54)
             }
         );
+    }
+}
+
+#[test]
+fn arrays_of_pointers_store_and_compare() {
+    let body = "struct node { int v; struct node *next; };\nstruct node *tab[4];\n\
+                int *q[2][2] = {{0}, {0, (int *) 0}};\nint main(void) {\n  \
+                int k = __VERIFIER_nondet_int();\n  if (k < 0 || k > 3) return 0;\n  \
+                tab[k] = (struct node *) 0;\n  if (tab[k] != (void *) 0 || q[1][1] != 0) reach_error();\n  \
+                return sizeof(tab) + sizeof(q) * 100;\n}\n";
+    for (model, size) in [(DataModel::ILP32, 1616), (DataModel::LP64, 3232)] {
+        let p = program(body, model);
+        assert_eq!(run(&p, &[2]), Ending::Returned { value: Some(size) });
+        for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
+            assert_ne!(verify(kind, &p).verdict, Verdict::False, "{kind:?}");
+        }
     }
 }
 

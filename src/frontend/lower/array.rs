@@ -25,8 +25,14 @@ impl Lowerer<'_> {
     /// The array type a declarator's derived part gives `base` (`int a[3][n]`); an array type
     /// Baton does not model is [`CType::Unsupported`], so that only a use of it is rejected.
     pub(super) fn array_type(&mut self, base: CType, derived: &[Node<DerivedDeclarator>]) -> Result<CType> {
+        // `int *p[3]`: the pointers come first and make the element a pointer.
+        let pointers = derived
+            .iter()
+            .take_while(|d| matches!(d.node, DerivedDeclarator::Pointer(_)))
+            .count();
+        let base = if pointers > 0 { CType::Ptr } else { base };
         let mut lens = Vec::new();
-        for d in derived {
+        for d in &derived[pointers..] {
             let DerivedDeclarator::Array(a) = &d.node else {
                 return Ok(CType::Unsupported("array of pointers or functions".into()));
             };
