@@ -178,6 +178,15 @@ const CASES: &[(&str, &str, bool, bool)] = &[
         true,
         false,
     ),
+    (
+        "by_value",
+        "struct p { int x; int y; };\nint sum(struct p a) { a.x = a.x + 1; return a.x + a.y; }\n\
+         int main(void) {\n  struct p v = {1, 2};\n  v.y = __VERIFIER_nondet_int();\n  \
+         if (v.y < 0 || v.y > 100) return 0;\n  int s = sum(v);\n  \
+         if (v.x != 1 || s != v.y + 2) reach_error();\n  return 0;\n}\n",
+        false,
+        false,
+    ),
 ];
 
 #[test]

@@ -14,10 +14,11 @@
 //! pointer) is `unsupported`.
 
 use super::array::{unflatten, Place};
+use super::decls::MemberDecl;
 use super::*;
 use crate::cfa::memory::{flat_index, member_alignment, record_layout, ArrayShape, Extent};
 use crate::frontend::types::StructType;
-use lang_c::ast::{Designator, InitializerListItem, MemberOperator, StructDeclaration};
+use lang_c::ast::{Designator, InitializerListItem, MemberOperator};
 use std::iter::Peekable;
 use std::slice::Iter;
 
@@ -80,6 +81,33 @@ fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std
     Ok(())
 }
 
+/// The struct type of these member declarations, or what makes it unmodelled.
+pub(super) fn struct_of(declared: Vec<MemberDecl>) -> CType {
+    let mut members = Vec::new();
+    for m in declared {
+        if m.bit_field {
+            return CType::Unsupported("bit-field in a struct".into());
+        }
+        let Some(name) = m.name else {
+            return CType::Unsupported("anonymous struct or union member".into());
+        };
+        let Declared::Object(t) = m.declared else {
+            return CType::Unsupported("struct with a function member".into());
+        };
+        if let CType::Array(_, ArrayLen::Unspecified) = t {
+            return CType::Unsupported("flexible array member".into());
+        }
+        if let Err(what) = leaves(&t, String::new(), Vec::new(), &mut Vec::new()) {
+            return CType::Unsupported(format!("struct with a member of {what}"));
+        }
+        members.push((name, t));
+    }
+    if members.is_empty() {
+        return CType::Unsupported("struct without members".into());
+    }
+    CType::Struct(StructType { members })
+}
+
 /// A sub-object of a record variable: the object's first leaf, the sub-object's type, the
 /// position of its first leaf among the object's, and the indices chosen on the way.
 #[derive(Debug, Clone)]
@@ -108,68 +136,6 @@ type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
 type Initials<'i> = Vec<(usize, Vec<u64>, &'i Node<Expression>)>;
 
 impl Lowerer<'_> {
-    /// The type a `struct` specifier denotes, registering its tag when it has members.
-    pub(super) fn struct_type(&mut self, st: &lang_c::ast::StructType) -> Result<CType> {
-        let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
-        let Some(declarations) = &st.declarations else {
-            return Ok(tag
-                .and_then(|t| self.struct_tags.get(&t).cloned())
-                .unwrap_or_else(|| CType::Unsupported("incomplete struct type".into())));
-        };
-        let t = self.struct_members(declarations)?;
-        if let Some(tag) = tag {
-            let t = match self.struct_tags.get(&tag) {
-                Some(old) if *old != t => CType::Unsupported(format!("struct `{tag}` defined twice")),
-                _ => t,
-            };
-            self.struct_tags.insert(tag, t.clone());
-            return Ok(t);
-        }
-        Ok(t)
-    }
-
-    fn struct_members(&mut self, declarations: &[Node<StructDeclaration>]) -> Result<CType> {
-        let mut members = Vec::new();
-        for d in declarations {
-            let StructDeclaration::Field(field) = &d.node else {
-                continue;
-            };
-            let specs: Vec<&Node<TypeSpecifier>> = field
-                .node
-                .specifiers
-                .iter()
-                .filter_map(|s| match &s.node {
-                    SpecifierQualifier::TypeSpecifier(t) => Some(t),
-                    _ => None,
-                })
-                .collect();
-            let base = self.base_type(specs.into_iter())?;
-            for decl in &field.node.declarators {
-                if decl.node.bit_width.is_some() {
-                    return Ok(CType::Unsupported("bit-field in a struct".into()));
-                }
-                let Some(declarator) = &decl.node.declarator else {
-                    return Ok(CType::Unsupported("anonymous struct or union member".into()));
-                };
-                let (name, declared) = self.declarator(base.clone(), declarator)?;
-                let (Some(name), Declared::Object(t)) = (name, declared) else {
-                    return Ok(CType::Unsupported("struct with a function member".into()));
-                };
-                if let CType::Array(_, ArrayLen::Unspecified) = t {
-                    return Ok(CType::Unsupported("flexible array member".into()));
-                }
-                if let Err(what) = leaves(&t, String::new(), Vec::new(), &mut Vec::new()) {
-                    return Ok(CType::Unsupported(format!("struct with a member of {what}")));
-                }
-                members.push((name, t));
-            }
-        }
-        if members.is_empty() {
-            return Ok(CType::Unsupported("struct without members".into()));
-        }
-        Ok(CType::Struct(StructType { members }))
-    }
-
     /// `sizeof` and alignment of type `t` as gcc lays it out in the task's data model.
     pub(super) fn layout_of(&self, t: &CType, at: usize) -> Result<(u64, u64)> {
         Ok(match t {
@@ -442,19 +408,25 @@ impl Lowerer<'_> {
         if leaves.iter().any(|(_, _, shape)| shape.is_some()) {
             return Err(self.unsupported(at, "struct parameter with an array member"));
         }
+        self.local_leaves(name, t, &leaves, at)
+    }
+
+    /// Declares the leaf variables of a local record object `name` of type `t`, consecutively,
+    /// and binds the name to the first.
+    fn local_leaves(&mut self, name: &str, t: CType, leaves: &LeafVars, at: usize) -> Result<Vec<VarId>> {
         let fid = self.fs()?.id;
         let mut vars = Vec::with_capacity(leaves.len());
-        for (suffix, ty, _) in leaves {
+        for (suffix, ty, array) in leaves {
             let source_name = format!("{name}{suffix}");
             let unique = self.local_name(&source_name)?;
             vars.push(self.new_var(Variable {
                 name: unique,
                 source_name,
-                ty,
+                ty: *ty,
                 scope: Scope::Local(fid),
                 initial: 0,
                 temporary: false,
-                array: None,
+                array: array.clone(),
             }));
         }
         let first = *vars
@@ -552,25 +524,8 @@ impl Lowerer<'_> {
         at: usize,
     ) -> Result<()> {
         let (t, leaves) = self.record_leaves(t, init, at)?;
-        let fid = self.fs()?.id;
-        let mut vars = Vec::with_capacity(leaves.len());
-        for (suffix, ty, array) in &leaves {
-            let source_name = format!("{name}{suffix}");
-            let unique = self.local_name(&source_name)?;
-            vars.push(self.new_var(Variable {
-                name: unique,
-                source_name,
-                ty: *ty,
-                scope: Scope::Local(fid),
-                initial: 0,
-                temporary: false,
-                array: array.clone(),
-            }));
-        }
-        let Some(&first) = vars.first() else {
-            return Err(self.malformed(at, "struct without members"));
-        };
-        self.bind(name, Sym::Var(first, t.clone()));
+        let vars = self.local_leaves(name, t.clone(), &leaves, at)?;
+        let first = vars[0];
         self.pos = at;
         let initials = match init.map(|i| &i.node) {
             None => None,
