@@ -4,38 +4,21 @@
 //! wrong, every `false` replayed), CHC (never wrong) and the C emitter (residual-style output
 //! compiles with gcc and reads back).
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+#[path = "support/memory_programs.rs"]
+mod memory_programs;
+
+use baton::analyses::AnalysisKind;
 use baton::cfa::emit_c::emit_c;
-use baton::cfa::interpreter::{execute, Ending, ExecOptions};
+use baton::cfa::interpreter::Ending;
 use baton::cfa::semantics::UndefinedBehavior;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
-use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use std::process::Command;
-
-const PRELUDE: &str =
-    "extern void abort(void);\nextern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\n";
+use memory_programs::{assert_errors, gcc_compiles, have_gcc, run, verify};
 
 fn program(body: &str, model: DataModel) -> Program {
-    load_source("structs.c", &format!("{PRELUDE}{body}"), model)
-        .unwrap_or_else(|e| panic!("lowering failed: {e}"))
-}
-
-fn run(p: &Program, inputs: &[i128]) -> Ending {
-    execute(p, inputs, &ExecOptions::default()).ending
-}
-
-fn verify(kind: AnalysisKind, p: &Program) -> AnalysisOutcome {
-    let options = AnalysisOptions {
-        give_up: vec![
-            "reached-states=20000".parse::<GiveUp>().expect("give-up"),
-            "cpu-time=20s".parse::<GiveUp>().expect("give-up"),
-        ],
-        ..Default::default()
-    };
-    run_analysis(kind, p, &options, None)
+    memory_programs::program("structs.c", body, model)
 }
 
 #[test]
@@ -219,8 +202,7 @@ fn analyses_are_sound_on_structs() {
 
 #[test]
 fn emitted_structs_compile_and_read_back() {
-    if Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("skipping: gcc is not on PATH");
+    if !have_gcc() {
         return;
     }
     let dir = tempfile::tempdir().expect("temporary directory");
@@ -228,24 +210,11 @@ fn emitted_structs_compile_and_read_back() {
         for model in [DataModel::ILP32, DataModel::LP64] {
             let p = program(body, model);
             let c = emit_c(&p);
-            let file = dir.path().join(format!("{name}-{model}.c"));
-            std::fs::write(&file, &c).expect("write");
-            let out = Command::new("gcc")
-                .arg(model.gcc_flag())
-                .args(["-c", "-o"])
-                .arg(dir.path().join("out.o"))
-                .arg(&file)
-                .output()
-                .expect("gcc runs");
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            if model == DataModel::ILP32 && stderr.contains("bits/") {
-                eprintln!("skipping {model}: no 32-bit headers");
-                continue;
+            match gcc_compiles(&c, name, model, dir.path()) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(stderr) => panic!("{name} ({model}) does not compile:\n{stderr}\n{c}"),
             }
-            assert!(
-                out.status.success(),
-                "{name} ({model}) does not compile:\n{stderr}\n{c}"
-            );
             let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{name}: {e}"));
             for inputs in [vec![], vec![42], vec![3, 42], vec![5]] {
                 assert_eq!(
@@ -282,12 +251,7 @@ fn unmodelled_struct_uses_get_one_line_errors() {
             "e.c:4: error: no member `b` in the struct",
         ),
     ];
-    for (text, expected) in cases {
-        let err = load_source("e.c", text, DataModel::ILP32)
-            .err()
-            .map(|e| e.to_string());
-        assert_eq!(err.as_deref(), Some(expected), "for:\n{text}");
-    }
+    assert_errors(&cases);
     // A struct type nobody uses as a value (as in libc headers) is no reason to reject.
     assert!(load_source(
         "e.c",
