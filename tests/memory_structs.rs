@@ -243,6 +243,14 @@ fn unmodelled_struct_uses_get_one_line_errors() {
             "e.c:3: unsupported: bit-field in a struct",
         ),
         (
+            "struct s { union { int i; double d; } u; };\nint main(void) {\n  struct s v = {{1}};\n  return v.u.i;\n}\n",
+            "e.c:3: unsupported: initializer of a union inside a struct",
+        ),
+        (
+            "struct s { int *p; };\nint main(void) {\n  struct s v = {0};\n  return v.p + 1 == 0;\n}\n",
+            "e.c:4: unsupported: pointer arithmetic",
+        ),
+        (
             "struct s { int a; };\nint main(void) {\n  struct s v = {1, 2};\n  return v.a;\n}\n",
             "e.c:3: error: excess elements in initializer",
         ),

@@ -97,7 +97,10 @@ impl Lowerer<'_> {
                 }
                 let (place, t) = self.member_place(m)?;
                 let ty = self.value_type(&t, at)?;
-                int(self.read_place(&place, ty)?)
+                Ok(Some(Val {
+                    e: self.read_place(&place, ty)?,
+                    ptr: t == CType::Ptr,
+                }))
             }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
             Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),

@@ -700,6 +700,11 @@ impl Lowerer<'_> {
                 return Ok(());
             }
             let (sub, sub_leaf, sub_prefix) = sub_object_at(t, k, leaf, prefix);
+            if let CType::Union(_) = sub {
+                // C initialises the union's first member, whose bytes are not the storage
+                // type's value: not modelled.
+                return Err(self.unsupported(item.span.start, "initializer of a union inside a struct"));
+            }
             let scalar = !matches!(sub, CType::Struct(_) | CType::Array(..));
             match (&item.node.initializer.node, scalar) {
                 (Initializer::List(list), false) => {
