@@ -16,7 +16,7 @@
 use super::array::{unflatten, Place};
 use super::decls::MemberDecl;
 use super::*;
-use crate::cfa::memory::{flat_index, member_alignment, record_layout, ArrayShape, Extent};
+use crate::cfa::memory::{element_count, flat_index, member_alignment, record_layout, ArrayShape, Extent};
 use crate::frontend::types::StructType;
 use lang_c::ast::{Designator, InitializerListItem, MemberOperator};
 use std::iter::Peekable;
@@ -370,7 +370,7 @@ impl Lowerer<'_> {
         for k in 0..leaf_count(&dst.ty) {
             let (d, s) = (dst.leaf_var(k), src.leaf_var(k));
             let own = self.inner_extents(d, dst.index.len());
-            let count = own.iter().product::<u64>();
+            let count = element_count(&own).unwrap_or(u64::MAX);
             copies = copies.saturating_add(count);
             if copies > MAX_COPIED_SCALARS {
                 return Err(self.unsupported(at, "copy of a struct with more than 4096 scalars"));
