@@ -15,12 +15,16 @@
 //! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
 //! `BATON_DIFF_FIRST_SEED`. A second generator (tests/support/cgen_floats.rs) checks `float`
 //! and `double` arithmetic, conversions and union type punning bit for bit against gcc with
-//! SSE (`-msse2 -mfpmath=sse`, as sv-benchmarks' ILP32 tasks are compiled).
+//! SSE (`-msse2 -mfpmath=sse`, as sv-benchmarks' ILP32 tasks are compiled). A third
+//! (tests/support/cgen_structs.rs) checks structs: member access, copies, initialisers and
+//! `sizeof` with gcc's padding.
 
 #[path = "support/cgen.rs"]
 mod cgen;
 #[path = "support/cgen_floats.rs"]
 mod cgen_floats;
+#[path = "support/cgen_structs.rs"]
+mod cgen_structs;
 #[path = "support/gcc_harness.rs"]
 mod gcc_harness;
 
@@ -36,6 +40,8 @@ const INPUT_LISTS: usize = 24;
 const BATCH: usize = 40;
 /// Float programs per data model (x INPUT_LISTS runs each).
 const FLOAT_PROGRAMS: u64 = 220;
+/// Struct programs per data model (x INPUT_LISTS runs each).
+const STRUCT_PROGRAMS: u64 = 220;
 
 /// The interpreter's ending in the harness's notation.
 fn render(e: &Execution) -> String {
@@ -308,25 +314,45 @@ fn generated_programs_have_no_undefined_behaviour() {
     }
 }
 
-/// Float programs: IEEE-754 results, conversions and punned bytes as gcc computes them with SSE.
-#[test]
-fn interpreter_agrees_with_gcc_on_float_programs() {
+/// Programs of one generator, run natively and on the interpreter in both data models.
+struct GeneratedRuns {
+    runs: usize,
+    /// gcc's distinct results.
+    results: std::collections::BTreeSet<String>,
+    /// (model, seed, inputs, gcc, baton).
+    disagreements: Vec<(DataModel, usize, Vec<i128>, String, String)>,
+    programs: Vec<cgen::GenProgram>,
+}
+
+/// Compiles `count` programs of `generate` with `gcc <model flag> <extra>` in batches,
+/// compares every run with the interpreter's and asserts they agree, on many different
+/// results; `None` when gcc is missing.
+fn run_generated(
+    what: &str,
+    generate: fn(u64, &str) -> cgen::GenProgram,
+    count: u64,
+    extra: &[&str],
+) -> Option<GeneratedRuns> {
     if Command::new("gcc").arg("--version").output().is_err() {
         eprintln!("skipping: gcc is not on PATH");
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().expect("temporary directory");
-    let seeds: Vec<u64> = (0..FLOAT_PROGRAMS).collect();
+    let seeds: Vec<u64> = (0..count).collect();
     let programs: Vec<cgen::GenProgram> = seeds
         .iter()
-        .map(|&s| cgen_floats::generate(s, &format!("q{s}_")))
+        .map(|&s| generate(s, &format!("{what}{s}_")))
         .collect();
     let options = ExecOptions {
         max_steps: 1_000_000,
         record_path: false,
     };
-    let (mut runs_done, mut disagreements) = (0, Vec::new());
-    let mut returns = std::collections::BTreeSet::new();
+    let mut out = GeneratedRuns {
+        runs: 0,
+        results: std::collections::BTreeSet::new(),
+        disagreements: Vec::new(),
+        programs: Vec::new(),
+    };
     for model in [DataModel::LP64, DataModel::ILP32] {
         if let Err(why) = gcc_harness::gcc_works(model.gcc_flag(), dir.path()) {
             eprintln!("skipping {model}: {why} (install gcc-multilib)");
@@ -334,10 +360,9 @@ fn interpreter_agrees_with_gcc_on_float_programs() {
         }
         for start in (0..seeds.len()).step_by(BATCH) {
             let end = (start + BATCH).min(seeds.len());
-            let name = format!("floats-{model}-{start}");
-            let sse = ["-msse2", "-mfpmath=sse"];
+            let name = format!("{what}-{model}-{start}");
             let exe =
-                gcc_harness::compile_batch(&programs[start..end], model.gcc_flag(), &sse, dir.path(), &name)
+                gcc_harness::compile_batch(&programs[start..end], model.gcc_flag(), extra, dir.path(), &name)
                     .unwrap_or_else(|e| panic!("{e}"));
             let mut runs = Vec::new();
             for (k, &seed) in seeds[start..end].iter().enumerate() {
@@ -349,37 +374,63 @@ fn interpreter_agrees_with_gcc_on_float_programs() {
             let loaded: Vec<_> = programs[start..end]
                 .iter()
                 .map(|p| {
-                    baton::frontend::load_source(&format!("{}.c", p.prefix), &p.text(), model)
-                        .unwrap_or_else(|e| panic!("frontend rejected float program {}: {e}", p.prefix))
+                    baton::frontend::load_source(&format!("{}.c", p.prefix), &p.text(), model).unwrap_or_else(
+                        |e| panic!("frontend rejected {what} program {}: {e}\n{}", p.prefix, p.text()),
+                    )
                 })
                 .collect();
             for ((k, inputs), gcc) in runs.into_iter().zip(native) {
                 let run = execute(&loaded[k], &inputs, &options);
                 let baton = render(&run);
-                runs_done += 1;
-                returns.insert(gcc.clone());
+                out.runs += 1;
+                out.results.insert(gcc.clone());
                 if baton != gcc {
-                    disagreements.push((model, start + k, inputs, gcc, baton));
+                    out.disagreements.push((model, start + k, inputs, gcc, baton));
                 }
             }
         }
     }
+    out.programs = programs;
     eprintln!(
-        "float programs: {runs_done} runs, {} distinct results, {} disagreements",
-        returns.len(),
-        disagreements.len()
+        "{what} programs: {} runs, {} distinct results, {} disagreements",
+        out.runs,
+        out.results.len(),
+        out.disagreements.len()
     );
-    for (model, seed, inputs, gcc, baton) in disagreements.iter().take(5) {
+    for (model, seed, inputs, gcc, baton) in out.disagreements.iter().take(5) {
         eprintln!("seed {seed} ({model}), inputs {inputs:?}: gcc `{gcc}`, baton `{baton}`");
     }
-    if let Some((_, seed, ..)) = disagreements.first() {
-        eprintln!("program of seed {seed}:\n{}", programs[*seed].text());
+    if let Some((_, seed, ..)) = out.disagreements.first() {
+        eprintln!("program of seed {seed}:\n{}", out.programs[*seed].text());
     }
-    assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
+    assert!(
+        out.disagreements.is_empty(),
+        "{} disagreements",
+        out.disagreements.len()
+    );
     // The runs compute many different values, not one result by accident.
     assert!(
-        runs_done == 0 || returns.len() * 4 > runs_done,
+        out.runs == 0 || out.results.len() * 4 > out.runs,
         "{} results",
-        returns.len()
+        out.results.len()
     );
+    Some(out)
+}
+
+/// Float programs: IEEE-754 results, conversions and punned bytes as gcc computes them with SSE.
+#[test]
+fn interpreter_agrees_with_gcc_on_float_programs() {
+    let sse = ["-msse2", "-mfpmath=sse"];
+    run_generated("q", cgen_floats::generate, FLOAT_PROGRAMS, &sse);
+}
+
+/// Struct programs: member access through every path, struct copies, initialisers, passing
+/// by value and `sizeof` with gcc's padding, in both data models.
+#[test]
+fn interpreter_agrees_with_gcc_on_struct_programs() {
+    let sse = ["-msse2", "-mfpmath=sse"];
+    if let Some(out) = run_generated("s", cgen_structs::generate, STRUCT_PROGRAMS, &sse) {
+        // Every program declares struct types and objects of them.
+        assert!(out.programs.iter().all(|p| p.text().contains("struct")));
+    }
 }

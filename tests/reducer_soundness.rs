@@ -71,6 +71,26 @@ int main(void) {
 "#,
     ),
     (
+        "structs",
+        &[2, 5, 9],
+        r#"
+struct point { int x; int y; };
+struct shape { struct point corner[2]; char kind; long area; };
+struct shape shapes[3] = {{{{1, 2}, {3, 4}}, 'r', 4}, [2] = {.kind = 't'}};
+int main(void) {
+  struct shape s = shapes[0];
+  int i = __VERIFIER_nondet_int();
+  if (i < 0 || i > 2) return 0;
+  s.corner[1].x = __VERIFIER_nondet_int();
+  s.corner[1].y = __VERIFIER_nondet_int();
+  s.area = (s.corner[1].x - s.corner[0].x) * (long) (s.corner[1].y - s.corner[0].y);
+  shapes[i] = s;
+  if (shapes[2].area == 28 && shapes[2].kind == 'r') reach_error();
+  return shapes[1].kind + (int) sizeof(struct shape);
+}
+"#,
+    ),
+    (
         "array_search",
         &[9, 2, 5],
         r#"

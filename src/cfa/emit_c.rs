@@ -30,20 +30,22 @@ fn variable_names(program: &Program) -> Vec<String> {
     let mut used: BTreeSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
     let mut names = Vec::with_capacity(program.variables.len());
     for v in &program.variables {
-        let base: String = if v.scope == Scope::Global {
-            v.source_name.clone()
+        // A global keeps its source name; a struct's leaf (`s.n`) becomes `s_n`.
+        let raw = if v.scope == Scope::Global {
+            &v.source_name
         } else {
-            v.name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
+            &v.name
         };
+        let base: String = raw
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         let mut name = base.clone();
         let mut n = 1;
         while used.contains(&name) {

@@ -12,7 +12,7 @@
 //! [`flat_index`] for addressing, so they cannot disagree on where an element lives.
 
 use super::semantics::UndefinedBehavior;
-use super::types::IntType;
+use super::types::{DataModel, IntType};
 use super::VarId;
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +62,48 @@ impl ArrayShape {
             Extent::Var(v) => Some(*v),
             Extent::Fixed(_) => None,
         })
+    }
+}
+
+/// The alignment gcc gives a scalar of type `ty` inside a struct: its size, except that the
+/// i386 System V ABI (ILP32) aligns 8-byte scalars (`long long`, `double`) to 4 bytes.
+pub fn member_alignment(ty: IntType, model: DataModel) -> u64 {
+    let size = u64::from(ty.size_bytes());
+    match model {
+        DataModel::ILP32 => size.min(4),
+        DataModel::LP64 => size,
+    }
+}
+
+/// The byte layout of a struct whose members have these (size, alignment), in declaration
+/// order, as gcc lays it out: each member at the next multiple of its alignment, the whole
+/// padded to a multiple of the largest alignment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordLayout {
+    /// The byte offset of each member.
+    pub offsets: Vec<u64>,
+    /// `sizeof` the struct (`None` on overflow).
+    pub size: Option<u64>,
+    /// The struct's alignment.
+    pub align: u64,
+}
+
+/// Lays out a struct with members of these (size, alignment).
+pub fn record_layout(members: &[(u64, u64)]) -> RecordLayout {
+    let mut offsets = Vec::with_capacity(members.len());
+    let mut end: Option<u64> = Some(0);
+    let mut align = 1;
+    for &(size, a) in members {
+        let a = a.max(1);
+        align = align.max(a);
+        let start = end.and_then(|e| e.checked_next_multiple_of(a));
+        offsets.push(start.unwrap_or(u64::MAX));
+        end = start.and_then(|s| s.checked_add(size));
+    }
+    RecordLayout {
+        offsets,
+        size: end.and_then(|e| e.checked_next_multiple_of(align)),
+        align,
     }
 }
 
@@ -128,5 +170,21 @@ mod tests {
         assert_eq!(vla.size_bytes(IntType::INT), None);
         assert_eq!(extent_from_value(0), Err(UndefinedBehavior::ArraySizeNotPositive));
         assert_eq!(extent_from_value(7), Ok(7));
+    }
+
+    #[test]
+    fn records_are_padded_as_gcc_pads_them() {
+        // struct { char c; double d; }: 12 bytes on i386, 16 on x86-64.
+        for (model, size) in [(DataModel::ILP32, 12), (DataModel::LP64, 16)] {
+            let d = IntType::DOUBLE;
+            let l = record_layout(&[(1, 1), (8, member_alignment(d, model))]);
+            assert_eq!(l.size, Some(size));
+            assert_eq!(l.offsets, vec![0, size - 8]);
+        }
+        // struct { int a; char b; }: 8 bytes, aligned to 4.
+        let l = record_layout(&[(4, 4), (1, 1)]);
+        assert_eq!((l.size, l.align, l.offsets), (Some(8), 4, vec![0, 4]));
+        // struct { short s; char c[3]; }: 6 bytes.
+        assert_eq!(record_layout(&[(2, 2), (3, 1)]).size, Some(6));
     }
 }

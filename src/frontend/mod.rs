@@ -3,9 +3,10 @@
 //!
 //! Baton models integers, `float`/`double` (IEEE-754, see [`crate::cfa::float`]), unions of
 //! scalars for type punning, arrays of these (fixed and variable length, multi-dimensional,
-//! with initialiser lists; see [`crate::cfa::memory`]) and recursion; pointers are
-//! pointer-width unsigned integers that may only be stored, compared, cast and passed.
-//! Everything else (structs, dereference, arrays decaying to pointers, `long double`) is
+//! with initialiser lists; see [`crate::cfa::memory`]), structs as records of scalar cells
+//! (nested, arrays of structs, copies, initialisers, passed by value) and recursion; pointers
+//! are pointer-width unsigned integers that may only be stored, compared, cast and passed.
+//! Everything else (dereference, `->`, arrays decaying to pointers, `long double`) is
 //! rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses

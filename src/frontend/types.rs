@@ -16,6 +16,8 @@ pub(crate) enum CType {
     Array(Box<CType>, ArrayLen),
     /// A union of scalars of one size: one variable of its storage type.
     Union(UnionType),
+    /// A struct: one variable per scalar leaf (see the lowering's `record` module).
+    Struct(StructType),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
@@ -38,6 +40,13 @@ impl UnionType {
             .find(|t| t.bits == widest)
             .unwrap_or(IntType::INT)
     }
+}
+
+/// A struct's members, in declaration order; never empty. Member types are scalars, unions,
+/// structs or arrays of fixed length of these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StructType {
+    pub members: Vec<(String, CType)>,
 }
 
 /// The length of an array type.

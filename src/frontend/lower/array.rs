@@ -25,8 +25,14 @@ impl Lowerer<'_> {
     /// The array type a declarator's derived part gives `base` (`int a[3][n]`); an array type
     /// Baton does not model is [`CType::Unsupported`], so that only a use of it is rejected.
     pub(super) fn array_type(&mut self, base: CType, derived: &[Node<DerivedDeclarator>]) -> Result<CType> {
+        // `int *p[3]`: the pointers come first and make the element a pointer.
+        let pointers = derived
+            .iter()
+            .take_while(|d| matches!(d.node, DerivedDeclarator::Pointer(_)))
+            .count();
+        let base = if pointers > 0 { CType::Ptr } else { base };
         let mut lens = Vec::new();
-        for d in derived {
+        for d in &derived[pointers..] {
             let DerivedDeclarator::Array(a) = &d.node else {
                 return Ok(CType::Unsupported("array of pointers or functions".into()));
             };
@@ -88,6 +94,13 @@ impl Lowerer<'_> {
                         },
                         _ => return Err(self.unsupported(at, "array initialized by an expression")),
                     },
+                    Some(Initializer::List(items))
+                        if items.iter().any(|i| !i.node.designation.is_empty()) =>
+                    {
+                        return Err(
+                            self.unsupported(at, "designated initializer of an array of unspecified size")
+                        )
+                    }
                     Some(Initializer::List(items)) if k == 0 => {
                         let inner: Option<Vec<u64>> = lens[1..]
                             .iter()
@@ -256,7 +269,7 @@ impl Lowerer<'_> {
 
     /// The elements an initializer list gives, as (flat index, expression), in order.
     fn initial_elements<'i>(
-        &self,
+        &mut self,
         shape: &ArrayShape,
         init: &'i Node<Initializer>,
     ) -> Result<Vec<(u64, &'i Node<Expression>)>> {
@@ -274,7 +287,7 @@ impl Lowerer<'_> {
     /// Flattens `items` for a (sub-)array with these extents starting at flat index `start`:
     /// braces start a new sub-array, bare values fill elements in order (brace elision).
     fn flatten<'i>(
-        &self,
+        &mut self,
         items: &'i [Node<InitializerListItem>],
         extents: &[u64],
         start: u64,
@@ -285,8 +298,21 @@ impl Lowerer<'_> {
         let mut cursor = start;
         for item in items {
             let at = item.span.start;
-            if !item.node.designation.is_empty() {
-                return Err(self.unsupported(at, "designated initializer"));
+            match item.node.designation.as_slice() {
+                [] => {}
+                // `[k] = value` continues the list at sub-array `k` (as Baton's C emitter
+                // writes global arrays).
+                [d] => match &d.node {
+                    lang_c::ast::Designator::Index(k) => {
+                        let k = self.const_eval(k)?;
+                        if k < 0 || k as u64 >= extents[0] {
+                            return Err(self.malformed(at, "array designator outside the array"));
+                        }
+                        cursor = start + k as u64 * stride;
+                    }
+                    _ => return Err(self.unsupported(at, "designated initializer of this kind")),
+                },
+                _ => return Err(self.unsupported(at, "nested designator")),
             }
             match &item.node.initializer.node {
                 Initializer::Expression(e) => {
@@ -320,6 +346,9 @@ impl Lowerer<'_> {
     /// The array element `e` designates (`a[i][j]` with one index per dimension), with its
     /// indices lowered in order; `None` if `e` is not a subscript.
     pub(super) fn element(&mut self, e: &Node<Expression>) -> Result<Option<(Place, CType)>> {
+        if let Some(place) = self.record_element(e)? {
+            return Ok(Some(place));
+        }
         let mut subscripts = Vec::new();
         let mut base = e;
         while let Expression::BinaryOperator(b) = &base.node {
@@ -455,7 +484,7 @@ pub(super) fn with_outer_length(t: CType, shape: &ArrayShape) -> CType {
 }
 
 /// The per-dimension indices of a flat row-major position.
-fn unflatten(mut flat: u64, extents: &[u64]) -> Vec<u64> {
+pub(super) fn unflatten(mut flat: u64, extents: &[u64]) -> Vec<u64> {
     let mut index = vec![0; extents.len()];
     for (k, &e) in extents.iter().enumerate().rev() {
         index[k] = flat % e;

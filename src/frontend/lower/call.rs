@@ -123,6 +123,10 @@ impl Lowerer<'_> {
             }
             let mut lowered = Vec::new();
             for (a, (_, pt)) in args.iter().zip(&params) {
+                if let CType::Struct(_) = pt {
+                    lowered.extend(self.struct_argument(a, pt)?);
+                    continue;
+                }
                 let ty = self.value_type(pt, a.span.start)?;
                 let v = self.rvalue(a)?;
                 lowered.push(v.e.cast(ty));
@@ -168,6 +172,7 @@ impl Lowerer<'_> {
                 Ok(None)
             }
             CType::Array(..) => Err(self.malformed(at, "function returning an array")),
+            CType::Struct(_) => Err(self.unsupported(at, "external function returning a struct")),
             CType::Unsupported(s) => {
                 if matches!(dest, Dest::Discard) {
                     self.emit(Operation::Skip)?;

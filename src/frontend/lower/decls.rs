@@ -1,6 +1,17 @@
 //! Lowering of declarations: type specifiers, declarators, globals, function definitions and locals.
 
 use super::array::with_outer_length;
+use super::record::{is_record, struct_of, STRUCT_VALUE};
+use super::union::union_of;
+use lang_c::ast::{StructDeclaration, StructType};
+
+/// One member declarator of a struct or union body.
+pub(super) struct MemberDecl {
+    /// `None` for an anonymous struct or union member.
+    pub name: Option<String>,
+    pub declared: Declared,
+    pub bit_field: bool,
+}
 use super::*;
 use crate::cfa::memory::ArrayShape;
 
@@ -30,8 +41,8 @@ impl Lowerer<'_> {
                 TypeSpecifier::Atomic(_) => other = Some(CType::Unsupported("_Atomic".into())),
                 TypeSpecifier::Struct(st) => {
                     other = Some(match st.node.kind.node {
-                        lang_c::ast::StructKind::Struct => CType::Unsupported("struct type".into()),
-                        lang_c::ast::StructKind::Union => self.union_type(&st.node)?,
+                        lang_c::ast::StructKind::Struct => self.tagged_type(&st.node, false)?,
+                        lang_c::ast::StructKind::Union => self.tagged_type(&st.node, true)?,
                     })
                 }
                 TypeSpecifier::Enum(en) => {
@@ -75,6 +86,74 @@ impl Lowerer<'_> {
         } else {
             CType::Int(if unsigned { IntType::UINT } else { IntType::INT })
         })
+    }
+
+    /// The type a `struct` (or, with `union`, a `union`) specifier denotes, registering its
+    /// tag when it has members.
+    fn tagged_type(&mut self, st: &StructType, union: bool) -> Result<CType> {
+        let what = if union { "union" } else { "struct" };
+        let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
+        let Some(declarations) = &st.declarations else {
+            // A reference to a tag declared before (or an incomplete type).
+            let tags = if union {
+                &self.union_tags
+            } else {
+                &self.struct_tags
+            };
+            return Ok(tag
+                .and_then(|t| tags.get(&t).cloned())
+                .unwrap_or_else(|| CType::Unsupported(format!("incomplete {what} type"))));
+        };
+        let members = self.member_declarations(declarations)?;
+        let t = if union {
+            union_of(members)
+        } else {
+            struct_of(members)
+        };
+        let Some(tag) = tag else {
+            return Ok(t);
+        };
+        // Tags are block-scoped in C; Baton keeps one table, so a tag defined twice with
+        // different members is ambiguous and not modelled.
+        let tags = if union {
+            &mut self.union_tags
+        } else {
+            &mut self.struct_tags
+        };
+        let t = match tags.get(&tag) {
+            Some(old) if *old != t => CType::Unsupported(format!("{what} `{tag}` defined twice")),
+            _ => t,
+        };
+        tags.insert(tag, t.clone());
+        Ok(t)
+    }
+
+    /// The member declarators of a struct or union body, in order.
+    fn member_declarations(&mut self, declarations: &[Node<StructDeclaration>]) -> Result<Vec<MemberDecl>> {
+        let mut members = Vec::new();
+        for d in declarations {
+            let StructDeclaration::Field(field) = &d.node else {
+                continue;
+            };
+            let specs = field.node.specifiers.iter().filter_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => Some(t),
+                _ => None,
+            });
+            let base = self.base_type(specs)?;
+            for decl in &field.node.declarators {
+                let bit_field = decl.node.bit_width.is_some();
+                let (name, declared) = match &decl.node.declarator {
+                    Some(declarator) => self.declarator(base.clone(), declarator)?,
+                    None => (None, Declared::Object(base.clone())),
+                };
+                members.push(MemberDecl {
+                    name,
+                    declared,
+                    bit_field,
+                });
+            }
+        }
+        Ok(members)
     }
 
     /// Registers the enumerators of an enum specifier; gives the enum's type (gcc: `unsigned
@@ -261,6 +340,7 @@ impl Lowerer<'_> {
             CType::Ptr => Ok(self.model.pointer()),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
+            CType::Struct(_) => Err(self.unsupported(offset, STRUCT_VALUE)),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -342,6 +422,9 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
+        if is_record(&t) {
+            return self.global_record(unique, source, t, init, is_extern, offset);
+        }
         if matches!(t, CType::Array(..)) {
             if self.globals.contains_key(unique) {
                 return Err(self.unsupported(offset, "array declared more than once"));
@@ -591,6 +674,10 @@ impl Lowerer<'_> {
             if self.scopes.last().is_some_and(|s| s.contains_key(&pname)) {
                 return Err(self.malformed(fd.span.start, format!("redefinition of parameter `{pname}`")));
             }
+            if let CType::Struct(_) = pty {
+                params.extend(self.struct_parameter(&pname, pty, fd.span.start)?);
+                continue;
+            }
             let ty = self.value_type(&pty, fd.span.start)?;
             let unique = self.local_name(&pname)?;
             let v = self.new_var(Variable {
@@ -694,6 +781,9 @@ impl Lowerer<'_> {
                         false,
                         id.span.start,
                     )?;
+                }
+                _ if is_record(&t) => {
+                    self.local_record(&name, t, id.node.initializer.as_ref(), id.span.start)?;
                 }
                 _ if matches!(t, CType::Array(..)) => {
                     self.local_array(&name, t, id.node.initializer.as_ref(), id.span.start)?;

@@ -97,7 +97,10 @@ impl Lowerer<'_> {
                 }
                 let (place, t) = self.member_place(m)?;
                 let ty = self.value_type(&t, at)?;
-                int(self.read_place(&place, ty)?)
+                Ok(Some(Val {
+                    e: self.read_place(&place, ty)?,
+                    ptr: t == CType::Ptr,
+                }))
             }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
             Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),
@@ -113,8 +116,11 @@ impl Lowerer<'_> {
             }
             Expression::AlignOf(t) => {
                 let ct = self.type_name(&t.node.0)?;
-                let size = self.size_of(&ct, at)?;
-                int(Expr::constant(size, self.model.ulong()))
+                let align = match ct {
+                    CType::Struct(_) => i128::from(self.layout_of(&ct, at)?.1),
+                    _ => self.size_of(&ct, at)?,
+                };
+                int(Expr::constant(align, self.model.ulong()))
             }
             Expression::UnaryOperator(u) => self.unary(u, used, at),
             Expression::Cast(c) => {
@@ -137,6 +143,7 @@ impl Lowerer<'_> {
                     }
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
                     CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
+                    CType::Struct(_) => Err(self.unsupported(at, "cast to a struct type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
                 }
             }
@@ -255,6 +262,7 @@ impl Lowerer<'_> {
                 let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
                 size.ok_or_else(|| self.malformed(at, "array too large"))?
             }
+            CType::Struct(_) => i128::from(self.layout_of(t, at)?.0),
             CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
         })
@@ -279,6 +287,19 @@ impl Lowerer<'_> {
                 Constant::Float(f) => CType::Int(self.float_constant(f, at)?.1),
             },
             Expression::Cast(c) => self.type_name(&c.node.type_name)?,
+            Expression::Member(m) if m.node.operator.node == lang_c::ast::MemberOperator::Direct => {
+                let name = &m.node.identifier.node.name;
+                let member = match self.type_of(&m.node.expression)? {
+                    CType::Struct(s) => s.members.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone()),
+                    CType::Union(u) => u
+                        .members
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, t)| CType::Int(*t)),
+                    _ => None,
+                };
+                member.ok_or_else(|| self.malformed(at, format!("no member `{name}`")))?
+            }
             Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => {
                 CType::Int(self.model.ulong())
             }
@@ -554,6 +575,9 @@ impl Lowerer<'_> {
                 }))
             }
             B::Assign => {
+                if self.struct_assignment(&b.node.lhs, &b.node.rhs, used)? {
+                    return Ok(None);
+                }
                 let (x, t) = self.lvalue(&b.node.lhs)?;
                 let ty = self.value_type(&t, at)?;
                 let e = match (&b.node.rhs.node, &x) {

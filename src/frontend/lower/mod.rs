@@ -16,6 +16,7 @@ mod array;
 mod call;
 mod decls;
 mod expr;
+mod record;
 mod stmt;
 mod union;
 
@@ -202,6 +203,8 @@ struct Lowerer<'a> {
     enum_tags: HashMap<String, IntType>,
     /// The unions declared with a tag (see [`union`]).
     union_tags: HashMap<String, CType>,
+    /// The structs declared with a tag (see [`record`]).
+    struct_tags: HashMap<String, CType>,
     funcs: HashMap<String, FuncInfo>,
     globals: HashMap<String, VarId>,
     extern_only: HashSet<VarId>,
@@ -241,6 +244,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         )])],
         enum_tags: HashMap::new(),
         union_tags: HashMap::new(),
+        struct_tags: HashMap::new(),
         funcs: HashMap::new(),
         globals: HashMap::new(),
         extern_only: HashSet::new(),

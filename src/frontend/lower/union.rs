@@ -12,75 +12,12 @@
 //! C emitter writes for a bitcast).
 
 use super::array::Place;
+use super::decls::MemberDecl;
 use super::*;
 use crate::frontend::types::UnionType;
-use lang_c::ast::{CompoundLiteral, Designator, MemberOperator, StructDeclaration, StructType};
+use lang_c::ast::{CompoundLiteral, Designator, MemberOperator};
 
 impl Lowerer<'_> {
-    /// The type a `union` specifier denotes, registering its tag when it has members.
-    pub(super) fn union_type(&mut self, st: &StructType) -> Result<CType> {
-        let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
-        let Some(declarations) = &st.declarations else {
-            // A reference to a tag declared before (or an incomplete type).
-            return Ok(tag
-                .and_then(|t| self.union_tags.get(&t).cloned())
-                .unwrap_or_else(|| CType::Unsupported("incomplete union type".into())));
-        };
-        let t = self.union_members(declarations)?;
-        if let Some(tag) = tag {
-            // Tags are block-scoped in C; Baton keeps one table, so a tag defined twice with
-            // different members is ambiguous and not modelled.
-            let t = match self.union_tags.get(&tag) {
-                Some(old) if *old != t => CType::Unsupported(format!("union `{tag}` defined twice")),
-                _ => t,
-            };
-            self.union_tags.insert(tag, t.clone());
-            return Ok(t);
-        }
-        Ok(t)
-    }
-
-    fn union_members(&mut self, declarations: &[Node<StructDeclaration>]) -> Result<CType> {
-        let mut members = Vec::new();
-        for d in declarations {
-            let StructDeclaration::Field(field) = &d.node else {
-                continue;
-            };
-            let specs: Vec<&Node<TypeSpecifier>> = field
-                .node
-                .specifiers
-                .iter()
-                .filter_map(|s| match &s.node {
-                    SpecifierQualifier::TypeSpecifier(t) => Some(t),
-                    _ => None,
-                })
-                .collect();
-            let base = self.base_type(specs.into_iter())?;
-            for decl in &field.node.declarators {
-                if decl.node.bit_width.is_some() {
-                    return Ok(CType::Unsupported("bit-field in a union".into()));
-                }
-                let Some(declarator) = &decl.node.declarator else {
-                    continue;
-                };
-                let (name, declared) = self.declarator(base.clone(), declarator)?;
-                let (Some(name), Declared::Object(CType::Int(ty))) = (name, declared) else {
-                    return Ok(CType::Unsupported(
-                        "union with a member that is not an integer or floating-point scalar".into(),
-                    ));
-                };
-                if ty.is_bool() {
-                    return Ok(CType::Unsupported("union with a _Bool member".into()));
-                }
-                members.push((name, ty));
-            }
-        }
-        if members.is_empty() {
-            return Ok(CType::Unsupported("union without members".into()));
-        }
-        Ok(CType::Union(UnionType { members }))
-    }
-
     /// The value of `((union U){ .m = e }).n`: `e` converted to `m`'s type, its bytes read as
     /// `n` (bytes beyond `m` are zero).
     pub(super) fn literal_member(
@@ -120,6 +57,9 @@ impl Lowerer<'_> {
     /// The place `u.m` designates and the member's type.
     pub(super) fn member_place(&mut self, m: &Node<lang_c::ast::MemberExpression>) -> Result<(Place, CType)> {
         let at = m.span.start;
+        if let Some(place) = self.record_member(m)? {
+            return Ok(place);
+        }
         if m.node.operator.node == MemberOperator::Indirect {
             return Err(self.unsupported(at, "member access through a pointer (->)"));
         }
@@ -178,4 +118,27 @@ pub(super) fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
     let value_bits = value.ty.bits_type();
     let low = value.bitcast(value_bits).cast(bits);
     Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
+}
+
+/// The union type of these member declarations, or what makes it unmodelled.
+pub(super) fn union_of(declared: Vec<MemberDecl>) -> CType {
+    let mut members = Vec::new();
+    for m in declared {
+        if m.bit_field {
+            return CType::Unsupported("bit-field in a union".into());
+        }
+        let (Some(name), Declared::Object(CType::Int(ty))) = (m.name, m.declared) else {
+            return CType::Unsupported(
+                "union with a member that is not an integer or floating-point scalar".into(),
+            );
+        };
+        if ty.is_bool() {
+            return CType::Unsupported("union with a _Bool member".into());
+        }
+        members.push((name, ty));
+    }
+    if members.is_empty() {
+        return CType::Unsupported("union without members".into());
+    }
+    CType::Union(UnionType { members })
 }

@@ -1,0 +1,785 @@
+//! Structs, as a record of scalar cells.
+//!
+//! A struct object is lowered to one CFA variable per scalar *leaf* of its type (a member that
+//! is an integer, float, pointer or scalar union), in declaration order, allocated
+//! consecutively so that leaf `k` of an object whose first leaf is `v` is `VarId(v.0 + k)`.
+//! Arrays on the way to a leaf become dimensions of the leaf's variable: `struct S { int n;
+//! int a[3]; } s[10]` is the arrays `s.n[10]` and `s.a[10][3]`, and `s[i].a[j]` is element
+//! `[i][j]` of `s.a`. Every layer therefore sees only scalars and arrays of the memory model
+//! ([`crate::cfa::memory`]), and an out-of-bounds index is caught per dimension as for arrays.
+//! The byte layout (`sizeof`, padding) follows gcc in both data models
+//! ([`crate::cfa::memory::record_layout`]); no value depends on it, as nothing reads a struct's
+//! bytes. Struct assignment and initialisation copy leaf by leaf, and a struct parameter is
+//! one parameter per leaf; a struct used as a value otherwise (returned by value, through a
+//! pointer) is `unsupported`.
+
+use super::array::{unflatten, Place};
+use super::decls::MemberDecl;
+use super::*;
+use crate::cfa::memory::{element_count, flat_index, member_alignment, record_layout, ArrayShape, Extent};
+use crate::frontend::types::StructType;
+use lang_c::ast::{Designator, InitializerListItem, MemberOperator};
+use std::iter::Peekable;
+use std::slice::Iter;
+
+/// What `unsupported` says about a struct used as a value other than by assignment,
+/// initialisation or member access.
+pub(super) const STRUCT_VALUE: &str =
+    "struct used as a value (returned, cast or compared; only assignment, initialisation, passing and member access are modelled)";
+
+/// The most scalars one struct assignment or initialisation copies.
+const MAX_COPIED_SCALARS: u64 = 4096;
+
+/// Whether objects of type `t` are records of leaves: a struct, or an array of structs.
+pub(super) fn is_record(t: &CType) -> bool {
+    match t {
+        CType::Struct(_) => true,
+        CType::Array(elem, _) => is_record(elem),
+        _ => false,
+    }
+}
+
+/// The number of leaves of an object of type `t` (an array of structs has its element's).
+fn leaf_count(t: &CType) -> usize {
+    match t {
+        CType::Struct(s) => s.members.iter().map(|(_, m)| leaf_count(m)).sum(),
+        CType::Array(elem, _) => leaf_count(elem),
+        _ => 1,
+    }
+}
+
+/// One scalar leaf of a record type: its name suffix (`.a.b`), its type and the extents of
+/// the arrays on its way (outermost first).
+struct Leaf {
+    suffix: String,
+    ty: CType,
+    dims: Vec<u64>,
+}
+
+/// The leaves of type `t` in declaration order, or what makes it unmodelled.
+fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std::result::Result<(), String> {
+    match t {
+        CType::Struct(s) => {
+            for (name, m) in &s.members {
+                leaves(m, format!("{suffix}.{name}"), dims.clone(), out)?;
+            }
+        }
+        CType::Array(elem, ArrayLen::Fixed(n)) => {
+            let mut dims = dims;
+            dims.push(*n);
+            leaves(elem, suffix, dims, out)?;
+        }
+        CType::Array(..) => return Err("array of structs of variable or unspecified length".into()),
+        CType::Int(_) | CType::Ptr | CType::Union(_) => out.push(Leaf {
+            suffix,
+            ty: t.clone(),
+            dims,
+        }),
+        CType::Void => return Err("struct member of type void".into()),
+        CType::Unsupported(s) => return Err(s.clone()),
+    }
+    Ok(())
+}
+
+/// The struct type of these member declarations, or what makes it unmodelled.
+pub(super) fn struct_of(declared: Vec<MemberDecl>) -> CType {
+    let mut members = Vec::new();
+    for m in declared {
+        if m.bit_field {
+            return CType::Unsupported("bit-field in a struct".into());
+        }
+        let Some(name) = m.name else {
+            return CType::Unsupported("anonymous struct or union member".into());
+        };
+        let Declared::Object(t) = m.declared else {
+            return CType::Unsupported("struct with a function member".into());
+        };
+        if let CType::Array(_, ArrayLen::Unspecified) = t {
+            return CType::Unsupported("flexible array member".into());
+        }
+        if let Err(what) = leaves(&t, String::new(), Vec::new(), &mut Vec::new()) {
+            return CType::Unsupported(format!("struct with a member of {what}"));
+        }
+        members.push((name, t));
+    }
+    if members.is_empty() {
+        return CType::Unsupported("struct without members".into());
+    }
+    CType::Struct(StructType { members })
+}
+
+/// A sub-object of a record variable: the object's first leaf, the sub-object's type, the
+/// position of its first leaf among the object's, and the indices chosen on the way.
+#[derive(Debug, Clone)]
+pub(super) struct SubObject {
+    first: VarId,
+    ty: CType,
+    leaf: usize,
+    index: Vec<Expr>,
+    /// Set when the sub-object is a member of a union leaf: the union's storage type.
+    union_storage: Option<IntType>,
+}
+
+impl SubObject {
+    fn leaf_var(&self, k: usize) -> VarId {
+        VarId(self.first.0 + (self.leaf + k) as u32)
+    }
+}
+
+/// The leaf variables of a record object: (name suffix, value type, array shape).
+type LeafVars = Vec<(String, IntType, Option<ArrayShape>)>;
+
+/// Items of an initializer list being consumed.
+type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
+
+/// Scalars an initializer sets: (leaf, index within the leaf's dimensions, expression).
+type Initials<'i> = Vec<(usize, Vec<u64>, &'i Node<Expression>)>;
+
+impl Lowerer<'_> {
+    /// `sizeof` and alignment of type `t` as gcc lays it out in the task's data model.
+    pub(super) fn layout_of(&self, t: &CType, at: usize) -> Result<(u64, u64)> {
+        Ok(match t {
+            CType::Int(i) => (u64::from(i.size_bytes()), member_alignment(*i, self.model)),
+            CType::Ptr => {
+                let p = self.model.pointer();
+                (u64::from(p.size_bytes()), member_alignment(p, self.model))
+            }
+            CType::Union(u) => {
+                let align = u
+                    .members
+                    .iter()
+                    .map(|(_, m)| member_alignment(*m, self.model))
+                    .max();
+                (u64::from(u.storage().size_bytes()), align.unwrap_or(1))
+            }
+            CType::Array(elem, ArrayLen::Fixed(n)) => {
+                let (size, align) = self.layout_of(elem, at)?;
+                let size = size
+                    .checked_mul(*n)
+                    .ok_or_else(|| self.malformed(at, "array too large"))?;
+                (size, align)
+            }
+            CType::Struct(s) => {
+                let members = s
+                    .members
+                    .iter()
+                    .map(|(_, m)| self.layout_of(m, at))
+                    .collect::<Result<Vec<_>>>()?;
+                let layout = record_layout(&members);
+                let size = layout
+                    .size
+                    .ok_or_else(|| self.malformed(at, "struct too large"))?;
+                (size, layout.align)
+            }
+            CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
+            CType::Void => (1, 1),
+            CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
+        })
+    }
+
+    /// The record variable `e` is a sub-object of (through `.` and `[]`), if any; nothing is
+    /// lowered.
+    fn record_root(&self, e: &Node<Expression>) -> Option<(VarId, CType)> {
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Sym::Var(v, t)) if is_record(t) => Some((*v, t.clone())),
+                _ => None,
+            },
+            Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
+                self.record_root(&m.node.expression)
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                self.record_root(&b.node.lhs)
+            }
+            _ => None,
+        }
+    }
+
+    /// The sub-object of a record variable `e` designates, its indices lowered in order; `None`
+    /// if `e` is not inside a record variable.
+    pub(super) fn sub_object(&mut self, e: &Node<Expression>) -> Result<Option<SubObject>> {
+        if self.record_root(e).is_none() {
+            return Ok(None);
+        }
+        self.sub_object_of(e).map(Some)
+    }
+
+    fn sub_object_of(&mut self, e: &Node<Expression>) -> Result<SubObject> {
+        let at = e.span.start;
+        match &e.node {
+            Expression::Identifier(_) => {
+                let (first, ty) = self
+                    .record_root(e)
+                    .ok_or_else(|| self.malformed(at, "not a struct variable"))?;
+                self.check_extern(first, at)?;
+                Ok(SubObject {
+                    first,
+                    ty,
+                    leaf: 0,
+                    index: Vec::new(),
+                    union_storage: None,
+                })
+            }
+            Expression::Member(m) => {
+                let s = self.sub_object_of(&m.node.expression)?;
+                self.select_member(s, &m.node.identifier.node.name, at)
+            }
+            Expression::BinaryOperator(b) => {
+                let mut s = self.sub_object_of(&b.node.lhs)?;
+                let CType::Array(elem, _) = s.ty else {
+                    return Err(self.malformed(at, "subscripted value is not an array"));
+                };
+                let i = self.rvalue(&b.node.rhs)?;
+                if i.ptr {
+                    return Err(self.malformed(b.node.rhs.span.start, "array subscript is a pointer"));
+                }
+                s.index.push(i.e);
+                s.ty = *elem;
+                Ok(s)
+            }
+            _ => Err(self.malformed(at, "not a struct sub-object")),
+        }
+    }
+
+    /// Member `name` of the struct or union sub-object `s`.
+    fn select_member(&self, mut s: SubObject, name: &str, at: usize) -> Result<SubObject> {
+        match &s.ty {
+            CType::Struct(st) => {
+                let mut leaf = s.leaf;
+                for (n, m) in &st.members {
+                    if n == name {
+                        s.leaf = leaf;
+                        s.ty = m.clone();
+                        return Ok(s);
+                    }
+                    leaf += leaf_count(m);
+                }
+                Err(self.malformed(at, format!("no member `{name}` in the struct")))
+            }
+            CType::Union(u) if s.union_storage.is_none() => {
+                let Some(&(_, ty)) = u.members.iter().find(|(n, _)| n == name) else {
+                    return Err(self.malformed(at, format!("no member `{name}` in the union")));
+                };
+                s.union_storage = Some(u.storage());
+                s.ty = CType::Int(ty);
+                Ok(s)
+            }
+            _ => Err(self.malformed(at, format!("member `{name}` of something that is not a struct"))),
+        }
+    }
+
+    /// The place of a scalar sub-object and its type.
+    pub(super) fn scalar_place(&self, s: SubObject, at: usize) -> Result<(Place, CType)> {
+        match &s.ty {
+            CType::Struct(_) => return Err(self.unsupported(at, STRUCT_VALUE)),
+            CType::Array(..) => {
+                return Err(self.unsupported(at, "array used as a value (decay to a pointer)"))
+            }
+            _ => {}
+        }
+        let var = s.leaf_var(0);
+        let place = match (s.union_storage, s.index.is_empty()) {
+            (Some(storage), true) => Place::Member { var, storage },
+            (Some(_), false) => return Err(self.unsupported(at, "union member of an array element")),
+            (None, true) => Place::Var(var),
+            (None, false) => Place::Element {
+                array: var,
+                index: s.index,
+            },
+        };
+        Ok((place, s.ty))
+    }
+
+    /// The place and type of member access `m` on a record variable, or `None` if its
+    /// operand is not inside one.
+    pub(super) fn record_member(
+        &mut self,
+        m: &Node<lang_c::ast::MemberExpression>,
+    ) -> Result<Option<(Place, CType)>> {
+        if m.node.operator.node != MemberOperator::Direct || self.record_root(&m.node.expression).is_none() {
+            return Ok(None);
+        }
+        let at = m.span.start;
+        let s = self.sub_object_of(&m.node.expression)?;
+        let s = self.select_member(s, &m.node.identifier.node.name, at)?;
+        self.scalar_place(s, at).map(Some)
+    }
+
+    /// The scalar element `e` designates inside a record variable (`s[i].n`), or `None`.
+    pub(super) fn record_element(&mut self, e: &Node<Expression>) -> Result<Option<(Place, CType)>> {
+        match self.sub_object(e)? {
+            Some(s) => self.scalar_place(s, e.span.start).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `lhs = rhs` for a struct `lhs`: copies every leaf. `Ok(false)` if `lhs` is not a struct
+    /// sub-object (nothing lowered then).
+    pub(super) fn struct_assignment(
+        &mut self,
+        lhs: &Node<Expression>,
+        rhs: &Node<Expression>,
+        used: bool,
+    ) -> Result<bool> {
+        let at = lhs.span.start;
+        if !matches!(self.type_of_record(lhs), Some(CType::Struct(_))) {
+            return Ok(false);
+        }
+        if used {
+            return Err(self.unsupported(at, "value of a struct assignment"));
+        }
+        let dst = self.sub_object_of(lhs)?;
+        self.copy_into(&dst, rhs)?;
+        Ok(true)
+    }
+
+    /// The type of a sub-object expression inside a record variable, without lowering it.
+    fn type_of_record(&self, e: &Node<Expression>) -> Option<CType> {
+        match &e.node {
+            Expression::Identifier(_) => self.record_root(e).map(|(_, t)| t),
+            Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
+                match self.type_of_record(&m.node.expression)? {
+                    CType::Struct(s) => s
+                        .members
+                        .iter()
+                        .find(|(n, _)| *n == m.node.identifier.node.name)
+                        .map(|(_, t)| t.clone()),
+                    _ => None,
+                }
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                match self.type_of_record(&b.node.lhs)? {
+                    CType::Array(elem, _) => Some(*elem),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Copies the struct `rhs` designates into `dst`, leaf by leaf.
+    fn copy_into(&mut self, dst: &SubObject, rhs: &Node<Expression>) -> Result<()> {
+        let at = rhs.span.start;
+        let Some(src) = self.sub_object(rhs)? else {
+            return Err(self.unsupported(at, "struct value other than a variable, member or array element"));
+        };
+        if src.ty != dst.ty {
+            return Err(self.malformed(at, "assignment of incompatible struct types"));
+        }
+        let mut copies: u64 = 0;
+        for k in 0..leaf_count(&dst.ty) {
+            let (d, s) = (dst.leaf_var(k), src.leaf_var(k));
+            let own = self.inner_extents(d, dst.index.len());
+            let count = element_count(&own).unwrap_or(u64::MAX);
+            copies = copies.saturating_add(count);
+            if copies > MAX_COPIED_SCALARS {
+                return Err(self.unsupported(at, "copy of a struct with more than 4096 scalars"));
+            }
+            let ty = self.variables[d.index()].ty;
+            for flat in 0..count {
+                let inner = unflatten(flat, &own);
+                let place = |v: VarId, outer: &[Expr], l: &Self| {
+                    let mut index = outer.to_vec();
+                    index.extend(
+                        inner
+                            .iter()
+                            .map(|&i| Expr::constant(i128::from(i), l.model.long())),
+                    );
+                    if index.is_empty() {
+                        Place::Var(v)
+                    } else {
+                        Place::Element { array: v, index }
+                    }
+                };
+                let from = place(s, &src.index, self);
+                let to = place(d, &dst.index, self);
+                self.pos = at;
+                let value = self.read_place(&from, ty)?;
+                self.write_place(&to, value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares a struct parameter passed by value: one parameter per leaf (a struct with an
+    /// array member is not modelled as a parameter). Gives the parameters.
+    pub(super) fn struct_parameter(&mut self, name: &str, t: CType, at: usize) -> Result<Vec<VarId>> {
+        let (t, leaves) = self.record_leaves(t, None, at)?;
+        if leaves.iter().any(|(_, _, shape)| shape.is_some()) {
+            return Err(self.unsupported(at, "struct parameter with an array member"));
+        }
+        self.local_leaves(name, t, &leaves, at)
+    }
+
+    /// Declares the leaf variables of a local record object `name` of type `t`, consecutively,
+    /// and binds the name to the first.
+    fn local_leaves(&mut self, name: &str, t: CType, leaves: &LeafVars, at: usize) -> Result<Vec<VarId>> {
+        let fid = self.fs()?.id;
+        let mut vars = Vec::with_capacity(leaves.len());
+        for (suffix, ty, array) in leaves {
+            let source_name = format!("{name}{suffix}");
+            let unique = self.local_name(&source_name)?;
+            vars.push(self.new_var(Variable {
+                name: unique,
+                source_name,
+                ty: *ty,
+                scope: Scope::Local(fid),
+                initial: 0,
+                temporary: false,
+                array: array.clone(),
+            }));
+        }
+        let first = *vars
+            .first()
+            .ok_or_else(|| self.malformed(at, "struct without members"))?;
+        self.bind(name, Sym::Var(first, t));
+        Ok(vars)
+    }
+
+    /// The values of a struct argument passed by value to a parameter of type `t`, leaf by leaf.
+    pub(super) fn struct_argument(&mut self, arg: &Node<Expression>, t: &CType) -> Result<Vec<Expr>> {
+        let at = arg.span.start;
+        let Some(src) = self.sub_object(arg)? else {
+            return Err(self.unsupported(
+                at,
+                "struct argument other than a variable, member or array element",
+            ));
+        };
+        if src.ty != *t {
+            return Err(self.malformed(at, "argument of an incompatible struct type"));
+        }
+        let mut values = Vec::new();
+        for k in 0..leaf_count(t) {
+            let v = src.leaf_var(k);
+            let ty = self.variables[v.index()].ty;
+            if !self.inner_extents(v, src.index.len()).is_empty() {
+                return Err(self.unsupported(at, "struct parameter with an array member"));
+            }
+            let place = if src.index.is_empty() {
+                Place::Var(v)
+            } else {
+                Place::Element {
+                    array: v,
+                    index: src.index.clone(),
+                }
+            };
+            values.push(self.read_place(&place, ty)?);
+        }
+        Ok(values)
+    }
+
+    /// The extents of leaf variable `v`'s dimensions after the first `outer`.
+    fn inner_extents(&self, v: VarId, outer: usize) -> Vec<u64> {
+        let dims = self.variables[v.index()]
+            .array
+            .as_ref()
+            .and_then(|a| a.fixed_extents())
+            .unwrap_or_default();
+        dims.get(outer..).map(<[u64]>::to_vec).unwrap_or_default()
+    }
+
+    /// The leaf variables of a record object named `name` of type `t`: (name suffix, value
+    /// type, shape). An unspecified outermost length is taken from the initializer.
+    fn record_leaves(
+        &mut self,
+        t: CType,
+        init: Option<&Node<Initializer>>,
+        at: usize,
+    ) -> Result<(CType, LeafVars)> {
+        let t = match (t, init.map(|i| &i.node)) {
+            (CType::Array(elem, ArrayLen::Unspecified), Some(Initializer::List(items))) => {
+                let braced = items.iter().all(|i| {
+                    i.node.designation.is_empty() && matches!(i.node.initializer.node, Initializer::List(_))
+                });
+                if !braced {
+                    return Err(self.unsupported(
+                        at,
+                        "array of structs of unspecified size without one braced initializer per element",
+                    ));
+                }
+                CType::Array(elem, ArrayLen::Fixed(items.len().max(1) as u64))
+            }
+            (t, _) => t,
+        };
+        let mut out = Vec::new();
+        leaves(&t, String::new(), Vec::new(), &mut out).map_err(|what| self.unsupported(at, what))?;
+        let mut vars = Vec::with_capacity(out.len());
+        for leaf in out {
+            let ty = self.value_type(&leaf.ty, at)?;
+            let shape = (!leaf.dims.is_empty()).then(|| ArrayShape {
+                dims: leaf.dims.iter().map(|&n| Extent::Fixed(n)).collect(),
+                initial: Vec::new(),
+            });
+            vars.push((leaf.suffix, ty, shape));
+        }
+        Ok((t, vars))
+    }
+
+    /// Declares a local struct (or array of structs) with its initializer.
+    pub(super) fn local_record(
+        &mut self,
+        name: &str,
+        t: CType,
+        init: Option<&Node<Initializer>>,
+        at: usize,
+    ) -> Result<()> {
+        let (t, leaves) = self.record_leaves(t, init, at)?;
+        let vars = self.local_leaves(name, t.clone(), &leaves, at)?;
+        let first = vars[0];
+        self.pos = at;
+        let initials = match init.map(|i| &i.node) {
+            None => None,
+            Some(Initializer::List(items)) => Some(self.initials(&t, items, at)?),
+            Some(Initializer::Expression(e)) => {
+                for &v in &vars {
+                    self.emit(Operation::Declare { var: v, init: None })?;
+                }
+                let dst = SubObject {
+                    first,
+                    ty: t,
+                    leaf: 0,
+                    index: Vec::new(),
+                    union_storage: None,
+                };
+                return self.copy_into(&dst, e);
+            }
+        };
+        // An initializer sets every scalar it does not name to 0 (C11 6.7.9 §21).
+        for (&v, (_, ty, _)) in vars.iter().zip(&leaves) {
+            let init = initials.is_some().then(|| Expr::constant(0, *ty));
+            self.emit(Operation::Declare { var: v, init })?;
+        }
+        for (leaf, index, e) in initials.unwrap_or_default() {
+            let (v, ty) = (vars[leaf], leaves[leaf].1);
+            let value = self.rvalue(e)?.e.cast(ty);
+            self.pos = at;
+            if index.is_empty() {
+                self.emit(Operation::Assign { lhs: v, rhs: value })?;
+            } else {
+                let index = index
+                    .iter()
+                    .map(|&i| Expr::constant(i128::from(i), self.model.long()))
+                    .collect();
+                self.emit(Operation::Store {
+                    array: v,
+                    index,
+                    rhs: value,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares a global (or static local) struct or array of structs with its constant
+    /// initializer; gives its first leaf.
+    pub(super) fn global_record(
+        &mut self,
+        unique: &str,
+        source: &str,
+        t: CType,
+        init: Option<&Node<Initializer>>,
+        is_extern: bool,
+        at: usize,
+    ) -> Result<VarId> {
+        if is_extern {
+            return Err(self.unsupported(at, "extern struct"));
+        }
+        if self.globals.contains_key(unique) {
+            return Err(self.unsupported(at, "struct declared more than once"));
+        }
+        let (t, leaves) = self.record_leaves(t, init, at)?;
+        let initials = match init.map(|i| &i.node) {
+            None => Vec::new(),
+            Some(Initializer::List(items)) => self.initials(&t, items, at)?,
+            Some(Initializer::Expression(e)) => {
+                return Err(self.unsupported(
+                    e.span.start,
+                    "struct initialized by an expression outside a function",
+                ))
+            }
+        };
+        let mut scalars = vec![0i128; leaves.len()];
+        let mut shapes: Vec<Option<ArrayShape>> = leaves.iter().map(|(_, _, s)| s.clone()).collect();
+        for (leaf, index, e) in initials {
+            let value = self.const_value(e, leaves[leaf].1)?;
+            match &mut shapes[leaf] {
+                None => scalars[leaf] = value,
+                Some(shape) => {
+                    let extents = shape.fixed_extents().unwrap_or_default();
+                    let index: Vec<i128> = index.iter().map(|&i| i128::from(i)).collect();
+                    let flat = flat_index(&extents, &index)
+                        .map_err(|_| self.malformed(e.span.start, "initializer outside the array"))?;
+                    shape.initial.retain(|(f, _)| *f != flat);
+                    shape.initial.push((flat, value));
+                }
+            }
+        }
+        let mut first = None;
+        for (((suffix, ty, _), initial), shape) in leaves.iter().zip(scalars).zip(shapes) {
+            let id = self.new_var(Variable {
+                name: format!("{unique}{suffix}"),
+                source_name: format!("{source}{suffix}"),
+                ty: *ty,
+                scope: Scope::Global,
+                initial,
+                temporary: false,
+                array: shape,
+            });
+            self.globals.insert(format!("{unique}{suffix}"), id);
+            first.get_or_insert(id);
+        }
+        let first = first.ok_or_else(|| self.malformed(at, "struct without members"))?;
+        self.globals.insert(unique.to_string(), first);
+        self.bind_global(unique, source, first, t);
+        Ok(first)
+    }
+
+    /// The scalars a braced initializer of an object of type `t` sets.
+    fn initials<'i>(
+        &mut self,
+        t: &CType,
+        items: &'i [Node<InitializerListItem>],
+        at: usize,
+    ) -> Result<Initials<'i>> {
+        let mut out = Vec::new();
+        self.fill_braced(t, 0, &[], items, at, &mut out)?;
+        Ok(out)
+    }
+
+    /// Fills the sub-objects of aggregate `t` (first leaf `leaf`, indices `prefix`) from a
+    /// braced list.
+    fn fill_braced<'i>(
+        &mut self,
+        t: &CType,
+        leaf: usize,
+        prefix: &[u64],
+        items: &'i [Node<InitializerListItem>],
+        at: usize,
+        out: &mut Initials<'i>,
+    ) -> Result<()> {
+        let mut it = items.iter().peekable();
+        self.fill(t, leaf, prefix, &mut it, true, at, out)?;
+        match it.next() {
+            Some(extra) => Err(self.malformed(extra.span.start, "excess elements in initializer")),
+            None => Ok(()),
+        }
+    }
+
+    /// Consumes items for the sub-objects of aggregate `t` in order: a braced list fills one
+    /// sub-object, a bare value its first scalar (brace elision). Without braces of its own
+    /// (`braced` false) it stops at a designator, which belongs to an enclosing list.
+    #[allow(clippy::too_many_arguments)]
+    fn fill<'i>(
+        &mut self,
+        t: &CType,
+        leaf: usize,
+        prefix: &[u64],
+        it: &mut Items<'i>,
+        braced: bool,
+        at: usize,
+        out: &mut Initials<'i>,
+    ) -> Result<()> {
+        let count = match t {
+            CType::Struct(s) => s.members.len() as u64,
+            CType::Array(_, ArrayLen::Fixed(n)) => *n,
+            _ => return Err(self.malformed(at, "initializer list for a scalar")),
+        };
+        let mut k: u64 = 0;
+        while let Some(&item) = it.peek() {
+            let designated = !item.node.designation.is_empty();
+            if designated {
+                if !braced {
+                    return Ok(());
+                }
+                k = self.designated(t, &item.node.designation, item.span.start)?;
+            }
+            if k >= count {
+                if braced {
+                    return Err(self.malformed(item.span.start, "excess elements in initializer"));
+                }
+                return Ok(());
+            }
+            let (sub, sub_leaf, sub_prefix) = sub_object_at(t, k, leaf, prefix);
+            if let CType::Union(_) = sub {
+                // C initialises the union's first member, whose bytes are not the storage
+                // type's value: not modelled.
+                return Err(self.unsupported(item.span.start, "initializer of a union inside a struct"));
+            }
+            let scalar = !matches!(sub, CType::Struct(_) | CType::Array(..));
+            match (&item.node.initializer.node, scalar) {
+                (Initializer::List(list), false) => {
+                    it.next();
+                    self.fill_braced(&sub, sub_leaf, &sub_prefix, list, item.span.start, out)?;
+                }
+                (Initializer::List(list), true) => {
+                    it.next();
+                    match list.as_slice() {
+                        [] => {}
+                        [one] if one.node.designation.is_empty() => match &one.node.initializer.node {
+                            Initializer::Expression(e) => out.push((sub_leaf, sub_prefix, e)),
+                            Initializer::List(_) => {
+                                return Err(self.malformed(item.span.start, "too many braces"))
+                            }
+                        },
+                        _ => {
+                            return Err(self
+                                .malformed(item.span.start, "too many braces around a scalar initializer"))
+                        }
+                    }
+                }
+                (Initializer::Expression(e), true) => {
+                    it.next();
+                    out.push((sub_leaf, sub_prefix, e));
+                }
+                (Initializer::Expression(_), false) if designated => {
+                    return Err(
+                        self.unsupported(item.span.start, "designated initializer with elided braces")
+                    );
+                }
+                (Initializer::Expression(_), false) => {
+                    self.fill(&sub, sub_leaf, &sub_prefix, it, false, item.span.start, out)?;
+                }
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// The position among `t`'s sub-objects a single designator (`.m` or `[k]`) names.
+    fn designated(&mut self, t: &CType, designation: &[Node<Designator>], at: usize) -> Result<u64> {
+        let [d] = designation else {
+            return Err(self.unsupported(at, "nested designator"));
+        };
+        match (&d.node, t) {
+            (Designator::Member(name), CType::Struct(s)) => s
+                .members
+                .iter()
+                .position(|(n, _)| *n == name.node.name)
+                .map(|p| p as u64)
+                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the struct", name.node.name))),
+            (Designator::Index(e), CType::Array(_, ArrayLen::Fixed(n))) => match self.const_eval(e)? {
+                i if i >= 0 && i < i128::from(*n) => Ok(i as u64),
+                _ => Err(self.malformed(at, "array designator outside the array")),
+            },
+            _ => Err(self.unsupported(at, "designator of this kind")),
+        }
+    }
+}
+
+/// Sub-object `k` of aggregate `t` whose first leaf is `leaf` and whose indices are `prefix`:
+/// its type, its first leaf and its indices.
+fn sub_object_at(t: &CType, k: u64, leaf: usize, prefix: &[u64]) -> (CType, usize, Vec<u64>) {
+    match t {
+        CType::Struct(s) => {
+            let k = k as usize;
+            let before: usize = s.members[..k].iter().map(|(_, m)| leaf_count(m)).sum();
+            (s.members[k].1.clone(), leaf + before, prefix.to_vec())
+        }
+        CType::Array(elem, _) => {
+            let mut p = prefix.to_vec();
+            p.push(k);
+            ((**elem).clone(), leaf, p)
+        }
+        other => (other.clone(), leaf, prefix.to_vec()),
+    }
+}

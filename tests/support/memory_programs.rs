@@ -1,0 +1,81 @@
+//! Helpers of the memory-model tests (arrays, structs): small programs after a prelude of
+//! the sv-benchmarks functions, run on the interpreter, verified with a bounded budget, and
+//! their emitted C compiled with gcc.
+#![allow(dead_code)] // each test binary uses part of it
+
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::cfa::interpreter::{execute, Ending, ExecOptions};
+use baton::cfa::types::DataModel;
+use baton::cfa::Program;
+use baton::cpa::monitor::GiveUp;
+use baton::frontend::load_source;
+use std::path::Path;
+use std::process::Command;
+
+const PRELUDE: &str =
+    "extern void abort(void);\nextern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\n";
+
+/// The program `body` after the prelude, lowered from file `file`.
+pub fn program(file: &str, body: &str, model: DataModel) -> Program {
+    load_source(file, &format!("{PRELUDE}{body}"), model).unwrap_or_else(|e| panic!("lowering failed: {e}"))
+}
+
+/// How the interpreter ends a run on `inputs`.
+pub fn run(p: &Program, inputs: &[i128]) -> Ending {
+    execute(p, inputs, &ExecOptions::default()).ending
+}
+
+/// A verification run of at most 20,000 states and 20 s.
+pub fn verify(kind: AnalysisKind, p: &Program) -> AnalysisOutcome {
+    let options = AnalysisOptions {
+        give_up: vec![
+            "reached-states=20000".parse::<GiveUp>().expect("give-up"),
+            "cpu-time=20s".parse::<GiveUp>().expect("give-up"),
+        ],
+        ..Default::default()
+    };
+    run_analysis(kind, p, &options, None)
+}
+
+/// Whether gcc is on PATH (printing why a test is skipped when it is not).
+pub fn have_gcc() -> bool {
+    let found = Command::new("gcc").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipping: gcc is not on PATH");
+    }
+    found
+}
+
+/// Compiles C text with `gcc <model flag> -c` in `dir`: `Ok(true)` if it compiles, `Ok(false)`
+/// if the machine has no 32-bit headers (printed), `Err(stderr)` otherwise.
+pub fn gcc_compiles(c: &str, name: &str, model: DataModel, dir: &Path) -> Result<bool, String> {
+    let file = dir.join(format!("{name}-{model}.c"));
+    std::fs::write(&file, c).expect("write");
+    let out = Command::new("gcc")
+        .arg(model.gcc_flag())
+        .args(["-c", "-o"])
+        .arg(dir.join("out.o"))
+        .arg(&file)
+        .output()
+        .expect("gcc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    if model == DataModel::ILP32 && stderr.contains("bits/") {
+        eprintln!("skipping {model}: no 32-bit headers");
+        return Ok(false);
+    }
+    if out.status.success() {
+        Ok(true)
+    } else {
+        Err(stderr)
+    }
+}
+
+/// Each program (file `e.c`, ILP32) is rejected with exactly the expected one-line error.
+pub fn assert_errors(cases: &[(&str, &str)]) {
+    for &(text, expected) in cases {
+        let err = load_source("e.c", text, DataModel::ILP32)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some(expected), "for:\n{text}");
+    }
+}
