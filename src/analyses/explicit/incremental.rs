@@ -39,6 +39,7 @@ use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::{Guide, Reuse};
 use crate::cpa::Step;
 use std::cell::RefCell;
+use rustc_hash::FxHashSet;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -362,7 +363,7 @@ impl<'a> Graft<'a> {
     fn same_live(&mut self, old: LocId, new: LocId) -> bool {
         let (old_cpa, new_cpa, vars) = (&self.old_cpa, &self.new_cpa, &self.vars);
         *self.live_same.entry((old, new)).or_insert_with(|| {
-            let old_live: Option<HashSet<VarId>> =
+            let old_live: Option<FxHashSet<VarId>> =
                 old_cpa.live_locals(old).iter().map(|v| vars[v.index()]).collect();
             old_live.as_ref() == Some(new_cpa.live_locals(new))
         })

@@ -97,7 +97,7 @@ impl ExplicitCpa {
     }
 
     /// The locals whose values are kept at `loc` (the others are dead there and dropped).
-    pub fn live_locals(&self, loc: LocId) -> &HashSet<VarId> {
+    pub fn live_locals(&self, loc: LocId) -> &FxHashSet<VarId> {
         &self.liveness.live[loc.index()]
     }
 
