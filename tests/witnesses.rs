@@ -386,6 +386,51 @@ fn verify_and_run_write_witnesses_that_validate() {
     assert!(out.contains("Confirmed"), "{out}");
 }
 
+/// A `true` decided on a residual program (or with a guide) gets a correctness witness of the
+/// original program, derived there and validated before it is written.
+#[test]
+fn a_true_on_a_residual_program_gets_a_validated_witness() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (safe, _) = program(dir.path(), "safe_loop.c", SAFE_LOOP);
+    for input in ["reduce", "guide"] {
+        let flow = dir.path().join(format!("explicit-then-predicate-{input}.yaml"));
+        std::fs::write(
+            &flow,
+            format!("flow: e-p\nbudget: {{ cpu_time: 60s }}\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: {{ path-length: 20 }}\n  - name: predicate\n    tool: predicate\n    input: {input}\n"),
+        )
+        .expect("write flow");
+        let w = dir.path().join(format!("{input}.yml"));
+        let (code, out, err) = baton(&[
+            "run",
+            &flow.display().to_string(),
+            &safe.display().to_string(),
+            "--witness",
+            &w.display().to_string(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(report["verdict"], "true", "{out}");
+        assert_eq!(report["deciding_stage"], "predicate", "{out}");
+        let expected_input = if input == "reduce" { "residual" } else { "guide" };
+        assert_eq!(report["stages"][1]["input"], expected_input, "{out}");
+        let note = report["witness"].as_str().expect("witness note");
+        assert!(
+            note.starts_with("correctness witness") && note.contains("validated"),
+            "{note}"
+        );
+        assert!(
+            report["witness_cpu_time_s"].as_f64().expect("witness CPU") > 0.0,
+            "{out}"
+        );
+        let text = std::fs::read_to_string(&w).expect("witness written");
+        assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+        assert!(text.contains("invariant_set"), "{text}");
+        let (_, out, _) = baton(&["validate", &safe.display().to_string(), &w.display().to_string()]);
+        assert!(out.contains("Confirmed"), "{out}");
+    }
+}
+
 /// An external tool's `false` gets a violation witness on the original program (from the values
 /// Baton replayed), even when the tool ran on a residual program.
 #[test]
