@@ -275,6 +275,69 @@ fn mutated_witnesses_are_never_confirmed() {
     assert_eq!(v.judgement, Judgement::Refuted, "{}", v.reason);
 }
 
+/// A violation witness names the branches of its run (`branching` waypoints on the original
+/// program's lines, in the run's order); validation checks them: flipping any one of them is
+/// never confirmed.
+#[test]
+fn branching_waypoints_are_written_and_checked() {
+    use baton::witness::format::{parse, to_yaml, WaypointKind};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let text = witness(
+        &p,
+        &analyse(AnalysisKind::Predicate, &p, "20s"),
+        &dir.path().join("v.yml"),
+    );
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    assert_eq!(validate(&p, &text).judgement, Judgement::Confirmed);
+    let entries = parse(&text, "v.yml").expect("parses");
+    let branches: Vec<(usize, u32, String)> = entries[0]
+        .content
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let w = &c.segment.as_ref()?.last()?.waypoint;
+            (w.kind == WaypointKind::Branching).then(|| {
+                (
+                    i,
+                    w.location.line,
+                    w.constraint.as_ref().expect("constraint").value.clone(),
+                )
+            })
+        })
+        .collect();
+    // The loop condition (line 7) three times true, then false; the `if` (line 10) true.
+    let seen: Vec<(u32, &str)> = branches.iter().map(|(_, l, v)| (*l, v.as_str())).collect();
+    assert_eq!(
+        seen,
+        [(7, "true"), (7, "true"), (7, "true"), (7, "false"), (10, "true")],
+        "{text}"
+    );
+    for (i, line, value) in &branches {
+        let mut mutated = entries.clone();
+        let segment = mutated[0].content[*i].segment.as_mut().expect("segment");
+        let constraint = segment
+            .last_mut()
+            .expect("waypoint")
+            .waypoint
+            .constraint
+            .as_mut()
+            .expect("constraint");
+        constraint.value = if value == "true" {
+            "false".into()
+        } else {
+            "true".into()
+        };
+        let v = validate(&p, &to_yaml(&mutated));
+        assert_ne!(
+            v.judgement,
+            Judgement::Confirmed,
+            "branching waypoint {i} at line {line} flipped, confirmed: {}",
+            v.reason
+        );
+    }
+}
+
 #[test]
 fn malformed_witnesses_are_errors_with_file_and_line() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -379,9 +442,12 @@ fn verify_and_run_write_witnesses_that_validate() {
         &w.display().to_string(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(std::fs::read_to_string(&w)
-        .expect("graphml")
-        .contains("violation_witness"));
+    let graphml = std::fs::read_to_string(&w).expect("graphml");
+    assert!(graphml.contains("violation_witness"), "{graphml}");
+    assert!(
+        graphml.contains("<data key=\"control\">condition-true</data>"),
+        "{graphml}"
+    );
     let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
     assert!(out.contains("Confirmed"), "{out}");
 }

@@ -88,6 +88,7 @@ const KEYS: &[(&str, &str, &str)] = &[
     ("assumption", "edge", "string"),
     ("assumption.scope", "edge", "string"),
     ("assumption.resultfunction", "edge", "string"),
+    ("control", "edge", "string"),
 ];
 
 /// A violating run as a GraphML 1.x violation witness.
@@ -129,7 +130,7 @@ pub fn violation_graphml(program: &Program, run: &[PathPoint]) -> String {
     let mut node = 0;
     for p in run {
         node += 1;
-        if p.value.is_none() {
+        if p.is_target() {
             let _ = writeln!(
                 out,
                 "  <node id=\"N{node}\">\n   <data key=\"violation\">true</data>\n  </node>"
@@ -139,6 +140,14 @@ pub fn violation_graphml(program: &Program, run: &[PathPoint]) -> String {
         }
         let _ = writeln!(out, "  <edge source=\"N{}\" target=\"N{node}\">", node - 1);
         let _ = writeln!(out, "   <data key=\"startline\">{}</data>", p.at.line);
+        if let Some(taken) = p.branch {
+            let control = if taken {
+                "condition-true"
+            } else {
+                "condition-false"
+            };
+            let _ = writeln!(out, "   <data key=\"control\">{control}</data>");
+        }
         if let Some(v) = p.value_c() {
             let _ = writeln!(out, "   <data key=\"assumption\">\\result == {v};</data>");
             let _ = writeln!(

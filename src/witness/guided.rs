@@ -80,7 +80,7 @@ fn line_of(program: &Program, edge: EdgeId) -> Option<u32> {
 }
 
 /// Assume edges whose target evaluates no further part of the condition on their line.
-fn deciding_edges(program: &Program) -> HashSet<EdgeId> {
+pub(super) fn deciding_edges(program: &Program) -> HashSet<EdgeId> {
     let is_assume_at = |e: EdgeId, line: Option<u32>| {
         matches!(program.edge(e).op, Operation::Assume { .. }) && line_of(program, e) == line
     };
