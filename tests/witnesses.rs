@@ -338,6 +338,57 @@ fn branching_waypoints_are_written_and_checked() {
     }
 }
 
+/// Floating-point nondet values: the witness gives them as exact hexadecimal literals, and
+/// `baton validate` reads those, decimal constants and casts exactly.
+#[test]
+fn float_values_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(
+        dir.path(),
+        "floats.c",
+        "extern double __VERIFIER_nondet_double(void);
+extern float __VERIFIER_nondet_float(void);
+void reach_error(void) {}
+int main(void) {
+  double x = __VERIFIER_nondet_double();
+  float y = __VERIFIER_nondet_float();
+  if (x > 2.5 && x < 3.5 && y < -1.0f) {
+    reach_error();
+  }
+  return 0;
+}
+",
+    );
+    let values = vec![i128::from(3.0f64.to_bits()), i128::from((-2.0f32).to_bits())];
+    let file = dir.path().join("floats.yml");
+    write_witness(Some(&p), &Evidence::Values(values), &file, WitnessFormat::Yaml).expect("written");
+    let text = std::fs::read_to_string(&file).expect("witness");
+    assert!(text.contains("\\result == (0x1.8000000000000p+1)"), "{text}");
+    assert!(text.contains("\\result == (-0x1.000000p+1f)"), "{text}");
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    let v = validate(&p, &text);
+    assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+    let confirmed = [
+        ("(0x1.8000000000000p+1)", "3.0"),
+        ("(0x1.8000000000000p+1)", "(double)3"),
+        ("(-0x1.000000p+1f)", "(float)-2.0"),
+        ("(-0x1.000000p+1f)", "-2"),
+    ];
+    for (from, to) in confirmed {
+        let v = validate(&p, &text.replacen(from, to, 1));
+        assert_eq!(v.judgement, Judgement::Confirmed, "{from} → {to}: {}", v.reason);
+    }
+    // 2.5 is not above 2.5; no float is the double 0.1; -0.5 is not below -1.
+    for (from, to) in [
+        ("(0x1.8000000000000p+1)", "2.5"),
+        ("(-0x1.000000p+1f)", "0.1"),
+        ("(-0x1.000000p+1f)", "-0x1p-1f"),
+    ] {
+        let v = validate(&p, &text.replacen(from, to, 1));
+        assert_ne!(v.judgement, Judgement::Confirmed, "{from} → {to}: {}", v.reason);
+    }
+}
+
 #[test]
 fn malformed_witnesses_are_errors_with_file_and_line() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -5,6 +5,7 @@
 
 use super::violation::{PathPoint, WitnessValue};
 use super::{program_file, UNREACH_CALL};
+use crate::cfa::types::IntType;
 use crate::cfa::Program;
 use crate::xml::Element;
 use quick_xml::escape::escape;
@@ -43,7 +44,12 @@ pub fn graphml_values(text: &str) -> Result<Vec<WitnessValue>, String> {
                 edge.line
             )
         })?;
-        let value = super::violation::result_value(&assumption).ok_or_else(|| {
+        let ty = match function.rsplit('_').next() {
+            Some("float") => IntType::FLOAT,
+            Some("double") => IntType::DOUBLE,
+            _ => IntType::LLONG,
+        };
+        let value = super::violation::result_value(&assumption, ty).ok_or_else(|| {
             format!(
                 "line {}: assumption `{assumption}` gives no value for \\result",
                 edge.line

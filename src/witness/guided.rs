@@ -24,7 +24,7 @@ use super::format::{Action, Entry, Waypoint, WaypointKind};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
 use super::validate::{Judgement, Validation};
-use super::violation::{replay, result_value};
+use super::violation::{nondet_type_at, replay, result_value};
 use crate::analyses::explicit::{learned_equality, ExplicitCoverIndex, ExplicitCpa, ExplicitState};
 use crate::analyses::predicate::formula::{bv_const, solve_inputs, PathFormula};
 use crate::analyses::predicate::solver::SolverConfig;
@@ -146,7 +146,7 @@ pub fn resolve(program: &Program, entry: &Entry) -> Result<Sequence, Validation>
                     }
                     let value = match constraint {
                         None => None,
-                        Some(c) => Some(result_value(c).ok_or_else(|| {
+                        Some(c) => Some(result_value(c, nondet_type_at(program, line)).ok_or_else(|| {
                             unknown(format!(
                                 "line {line}: function_return constraint `{c}` not read (\\result == N expected)"
                             ))

@@ -16,7 +16,7 @@ use super::guided::{self, deciding_edges};
 use super::inductive::{check, CheckLimits, Proof};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
-use super::violation::{followed, replay, witness_values, WitnessValue};
+use super::violation::{followed, nondet_type_at, replay, witness_values, WitnessValue};
 use crate::cfa::interpreter::Ending;
 use crate::cfa::{EdgeId, LocId, Operation, Program};
 use serde::Serialize;
@@ -133,7 +133,7 @@ pub fn validate_violation(program: &Program, entry: &Entry, cpu_time: Duration) 
 
 /// Replays the values of a violation sequence (its `function_return` waypoints).
 fn replay_violation(program: &Program, entry: &Entry) -> Validation {
-    let values = match witness_values(entry) {
+    let values = match witness_values(entry, &|line| nondet_type_at(program, line)) {
         Ok(v) => v,
         Err(e) => return Validation::violation(Judgement::Unknown, e),
     };

@@ -14,6 +14,7 @@ use super::format::{
     Action, Constraint, ContentItem, Entry, EntryType, Waypoint, WaypointItem, WaypointKind,
 };
 use super::guided::deciding_edges;
+pub use super::result::result_value;
 use super::{location, metadata};
 use crate::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use crate::cfa::types::IntType;
@@ -198,19 +199,30 @@ pub fn followed(entry: &Entry) -> Vec<&Waypoint> {
         .collect()
 }
 
-/// The values of the `function_return` waypoints whose constraint is `\result == N`, in order;
-/// an error for a `function_return` constraint that gives no integer.
-pub fn witness_values(entry: &Entry) -> Result<Vec<WitnessValue>, String> {
+/// The values of the `function_return` waypoints whose constraint is `\result == c`, in order,
+/// for results of type `result_type(line)` ([`result_value`]); an error for a
+/// `function_return` constraint that gives no such value.
+pub fn witness_values(
+    entry: &Entry,
+    result_type: &dyn Fn(u32) -> IntType,
+) -> Result<Vec<WitnessValue>, String> {
     let mut out = Vec::new();
     for w in followed(entry) {
         if w.kind != WaypointKind::FunctionReturn {
             continue;
         }
         let Some(c) = &w.constraint else { continue };
-        let value = result_value(&c.value).ok_or_else(|| {
+        let ty = result_type(w.location.line);
+        let value = result_value(&c.value, ty).ok_or_else(|| {
             format!(
-                "line {}: function_return constraint `{}` gives no integer value of \\result",
-                w.location.line, c.value
+                "line {}: function_return constraint `{}` gives no {} value of \\result",
+                w.location.line,
+                c.value,
+                if ty.is_float() {
+                    "floating-point"
+                } else {
+                    "integer"
+                }
             )
         })?;
         out.push(WitnessValue {
@@ -221,28 +233,16 @@ pub fn witness_values(entry: &Entry) -> Result<Vec<WitnessValue>, String> {
     Ok(out)
 }
 
-/// `N` of `\result == N` (also `\result == (int)N`, `N == \result`, hexadecimal, suffixes).
-pub fn result_value(text: &str) -> Option<i128> {
-    let re = regex::Regex::new(
-        r"^\s*\(?\s*(?:\\result\s*==\s*(?:\([a-z ]+\)\s*)?\(?\s*(?P<a>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?|(?P<b>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*==\s*\\result)\s*\)?\s*;?\s*$",
-    )
-    .expect("fixed regex");
-    let c = re.captures(text)?;
-    let digits = c.name("a").or_else(|| c.name("b"))?.as_str().replace(' ', "");
-    super::graphml::parse_int(&digits)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn result_values() {
-        assert_eq!(result_value("\\result == 5"), Some(5));
-        assert_eq!(result_value("\\result == -7;"), Some(-7));
-        assert_eq!(result_value("\\result == (unsigned int)0x10U"), Some(16));
-        assert_eq!(result_value("3 == \\result"), Some(3));
-        assert_eq!(result_value("\\result > 5"), None);
-        assert_eq!(result_value("x == 5"), None);
-    }
+/// The type of the result of the nondet call at `line` of the program file (a `float` or
+/// `double` value is its bit pattern); `long long` where there is none.
+pub fn nondet_type_at(program: &Program, line: u32) -> IntType {
+    program
+        .edges
+        .iter()
+        .filter(|e| e.source.file == 0 && e.source.line == line)
+        .find_map(|e| match e.op {
+            Operation::Nondet { ty, .. } => Some(ty),
+            _ => None,
+        })
+        .unwrap_or(IntType::LLONG)
 }
