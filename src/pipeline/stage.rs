@@ -274,8 +274,8 @@ fn proof_witness(state: &FlowState<'_>, stage: &Stage, dir: &Path) -> Option<Pat
         let file = dir.join(NATIVE_WITNESS);
         return file.is_file().then_some(file);
     }
-    let pattern = state.registry.get(&stage.tool)?.spec.witness.as_deref()?;
-    crate::adapters::run::find_file(&dir.join("run"), pattern)
+    let patterns = state.registry.get(&stage.tool)?.spec.witness.as_ref()?;
+    patterns.find_in(&dir.join("run"))
 }
 
 /// The witness file of a native stage in its directory.
