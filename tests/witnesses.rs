@@ -389,6 +389,34 @@ int main(void) {
     }
 }
 
+/// A GraphML violation witness without values (a tool's `control` edges) is validated by the
+/// search along its edges; the wrong branch is never confirmed.
+#[test]
+fn graphml_witnesses_without_values_guide_the_search() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let graphml = |taken: &str, other: &str| {
+        format!(
+            r#"<graphml><graph>
+<node id="N0"><data key="entry">true</data></node>
+<node id="N1"/>
+<node id="N2"><data key="violation">true</data></node>
+<node id="S"><data key="sink">true</data></node>
+<edge source="N0" target="N1"><data key="startline">10</data><data key="control">condition-{taken}</data></edge>
+<edge source="N0" target="S"><data key="startline">10</data><data key="control">condition-{other}</data></edge>
+<edge source="N1" target="N2"><data key="startline">11</data></edge>
+</graph></graphml>
+"#
+        )
+    };
+    let v = validate(&p, &graphml("true", "false"));
+    assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+    let values = v.values.expect("the values found");
+    assert_eq!(values.first(), Some(&17), "{values:?}");
+    let v = validate(&p, &graphml("false", "true"));
+    assert_ne!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+}
+
 #[test]
 fn malformed_witnesses_are_errors_with_file_and_line() {
     let dir = tempfile::tempdir().expect("tempdir");

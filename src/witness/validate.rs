@@ -11,12 +11,14 @@
 //! whose expression Baton cannot read, is left out (the proof is then attempted without it).
 
 use super::format::{self, Entry, EntryType, InvariantKind, WaypointKind};
-use super::graphml::{graphml_values, is_graphml};
+use super::graphml::{graphml_sequence, graphml_values, is_graphml};
 use super::guided::{self, deciding_edges};
 use super::inductive::{check, CheckLimits, Proof};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
-use super::violation::{followed, nondet_type_at, replay, witness_values, WitnessValue};
+use super::violation::{
+    followed, nondet_type_at, plain_condition_lines, replay, witness_values, WitnessValue,
+};
 use crate::cfa::interpreter::Ending;
 use crate::cfa::{EdgeId, LocId, Operation, Program};
 use serde::Serialize;
@@ -65,8 +67,18 @@ pub fn validate_text(
     limits: CheckLimits,
 ) -> Result<Validation, String> {
     if is_graphml(text) {
-        let values = graphml_values(text).map_err(|e| format!("{file}: {e}"))?;
-        return Ok(validate_values(program, &values, None, &[]));
+        // Its values first; where they do not decide, a search along its edges.
+        let by_values = graphml_values(text).map(|values| validate_values(program, &values, None, &[]));
+        if let Ok(v) = &by_values {
+            if v.judgement != Judgement::Unknown {
+                return Ok(v.clone());
+            }
+        }
+        let entry = match graphml_sequence(program, text) {
+            Ok(entry) => entry,
+            Err(e) => return by_values.map_err(|_| format!("{file}: {e}")),
+        };
+        return Ok(validate_violation(program, &entry, limits.cpu_time));
     }
     let entries = format::parse(text, file).map_err(|e| e.to_string())?;
     if let Some(entry) = entries
@@ -152,15 +164,19 @@ fn replay_violation(program: &Program, entry: &Entry) -> Validation {
             .collect()
     };
     let (nondet_lines, call_lines) = (lines_of(true), lines_of(false));
-    // The order the run must pass nondet values and branches in.
+    // The order the run must pass nondet values and branches in (branches on lines where
+    // Baton's branch flags are the statements' outcomes).
+    let plain = plain_condition_lines(program);
     let mut order = Vec::new();
     for w in followed(entry) {
         match w.kind {
-            WaypointKind::Branching => match w.constraint.as_ref().map(|c| c.value.trim()) {
-                Some("true" | "1") => order.push(Passed::Branch(w.location.line, true)),
-                Some("false" | "0") => order.push(Passed::Branch(w.location.line, false)),
-                _ => {}
-            },
+            WaypointKind::Branching if plain.contains(&w.location.line) => {
+                match w.constraint.as_ref().map(|c| c.value.trim()) {
+                    Some("true" | "1") => order.push(Passed::Branch(w.location.line, true)),
+                    Some("false" | "0") => order.push(Passed::Branch(w.location.line, false)),
+                    _ => {}
+                }
+            }
             WaypointKind::FunctionReturn
                 if w.constraint.is_some() && nondet_lines.contains(&w.location.line) =>
             {

@@ -129,7 +129,7 @@ pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint
 /// Lines of the program file whose text has no `!` (other than in `!=`) and no `?`: there,
 /// Baton's branch flags are the conditions' outcomes. None when the file cannot be read or is
 /// not the file the program was built from.
-fn plain_condition_lines(program: &Program) -> HashSet<u32> {
+pub(super) fn plain_condition_lines(program: &Program) -> HashSet<u32> {
     let text = std::fs::read(super::program_file(program))
         .ok()
         .filter(|bytes| crate::frontend::sha256_hex(bytes) == program.hash);
