@@ -21,20 +21,31 @@ pub fn is_graphml(text: &str) -> bool {
     text.contains("<graphml")
 }
 
+/// The parsed GraphML document; errors name the witness line.
+fn parse_graphml(text: &str) -> Result<Element, String> {
+    crate::xml::parse(text, "graphml").map_err(|e| format!("line {}: {}", e.line, e.message))
+}
+
+/// The document's `<graph>`.
+fn the_graph(root: &Element) -> Result<&Element, String> {
+    root.children_named("graph")
+        .next()
+        .ok_or_else(|| "the GraphML witness has no <graph>".to_string())
+}
+
+/// The text of an element's `<data key="key">`, trimmed.
+fn data(e: &Element, key: &str) -> Option<String> {
+    e.children_named("data")
+        .find(|d| d.attr("key") == Some(key))
+        .map(|d| d.text.trim().to_string())
+}
+
 /// The nondet values of a GraphML violation witness, in path order (edges in document order,
 /// as the format's linear witnesses are written), with the line of each; errors name the
 /// witness line.
 pub fn graphml_values(text: &str) -> Result<Vec<WitnessValue>, String> {
-    let root = crate::xml::parse(text, "graphml").map_err(|e| format!("line {}: {}", e.line, e.message))?;
-    let graph = root
-        .children_named("graph")
-        .next()
-        .ok_or("the GraphML witness has no <graph>")?;
-    let data = |e: &Element, key: &str| {
-        e.children_named("data")
-            .find(|d| d.attr("key") == Some(key))
-            .map(|d| d.text.trim().to_string())
-    };
+    let root = parse_graphml(text)?;
+    let graph = the_graph(&root)?;
     let mut values = Vec::new();
     for edge in graph.children_named("edge") {
         let Some(function) = data(edge, "assumption.resultfunction") else {
@@ -71,20 +82,12 @@ pub fn graphml_values(text: &str) -> Result<Vec<WitnessValue>, String> {
 
 /// A GraphML violation witness as a violation sequence of format 2.0, for the waypoint-guided
 /// search ([`super::guided`]): its edges in document order (but those into sink nodes) up to
-/// the first edge into a violation node, each `control` a `branching` waypoint, each nondet `assumption` a
-/// `function_return` waypoint, the last edge's line the `target` (or the program's one call of
+/// the first edge into a violation node, each `control` a `branching` waypoint, each nondet
+/// `assumption` a `function_return` waypoint, the last edge's line the `target` (or the program's one call of
 /// the error function, where the last edge is not at a call of it).
 pub fn graphml_sequence(program: &Program, text: &str) -> Result<Entry, String> {
-    let root = crate::xml::parse(text, "graphml").map_err(|e| format!("line {}: {}", e.line, e.message))?;
-    let graph = root
-        .children_named("graph")
-        .next()
-        .ok_or("the GraphML witness has no <graph>")?;
-    let data = |e: &Element, key: &str| {
-        e.children_named("data")
-            .find(|d| d.attr("key") == Some(key))
-            .map(|d| d.text.trim().to_string())
-    };
+    let root = parse_graphml(text)?;
+    let graph = the_graph(&root)?;
     let violations: Vec<&str> = graph
         .children_named("node")
         .filter(|n| data(n, "violation").as_deref() == Some("true"))
