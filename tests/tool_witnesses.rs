@@ -27,7 +27,8 @@ int main(void) {
 ";
 
 const ADAPTER: &str = r#"# A fake Ultimate Automizer (tests/tool_witnesses.rs): prints its result line and copies the
-# witness named by the `witness` option (from witnesses/) to witness.yml.
+# witness named by the `witness` option (from witnesses/) to witness.yml, and writes an unusable
+# witness.graphml (the YAML witness comes first in `witness`).
 tool: fakeua
 about: a shell script printing Automizer's result and writing a format-2.0 witness
 executables: { verifier: ./fakeua.sh }
@@ -38,12 +39,12 @@ result:
   - { line: '^FALSE', verdict: false }
   - { line: '^TRUE', verdict: true }
   - { verdict: unknown }
-witness: witness.yml
+witness: [witness.yml, witness.graphml]
 contributes: replay-bug
 "#;
 
 const SCRIPT: &str =
-    "#!/bin/sh\ncp \"$(dirname \"$0\")/witnesses/$1.yml\" witness.yml\necho 'Result:'\necho 'FALSE'\n";
+    "#!/bin/sh\ncp \"$(dirname \"$0\")/witnesses/$1.yml\" witness.yml\necho '<graphml>' > witness.graphml\necho 'Result:'\necho 'FALSE'\n";
 
 /// A format-2.0 violation witness about `bug.c` with one segment per waypoint.
 fn witness(waypoints: &[&str]) -> String {
@@ -147,4 +148,18 @@ fn an_external_false_is_confirmed_through_its_witness() {
     assert_eq!(stage["status"], "false(unreach-call)", "{report}");
     let note = stage["note"].as_str().expect("note");
     assert!(note.contains("witness not confirmed: Refuted"), "{note}");
+}
+
+/// The built-in adapters of tools that write format-2.0 witnesses look for them first.
+#[test]
+fn builtin_adapters_look_for_yaml_witnesses_first() {
+    let registry = baton::adapters::registry::Registry::load(&[]).expect("built-in adapters");
+    for (tool, yaml, graphml) in [
+        ("cpachecker", "output/witness-2*.yml", "output/witness.graphml"),
+        ("uautomizer", "witness.yml", "witness.graphml"),
+    ] {
+        let adapter = registry.get(tool).expect("built in");
+        let patterns = &adapter.spec.witness.as_ref().expect("a witness pattern").0;
+        assert_eq!(patterns, &[yaml.to_string(), graphml.to_string()], "{tool}");
+    }
 }

@@ -275,6 +275,148 @@ fn mutated_witnesses_are_never_confirmed() {
     assert_eq!(v.judgement, Judgement::Refuted, "{}", v.reason);
 }
 
+/// A violation witness names the branches of its run (`branching` waypoints on the original
+/// program's lines, in the run's order); validation checks them: flipping any one of them is
+/// never confirmed.
+#[test]
+fn branching_waypoints_are_written_and_checked() {
+    use baton::witness::format::{parse, to_yaml, WaypointKind};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let text = witness(
+        &p,
+        &analyse(AnalysisKind::Predicate, &p, "20s"),
+        &dir.path().join("v.yml"),
+    );
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    assert_eq!(validate(&p, &text).judgement, Judgement::Confirmed);
+    let entries = parse(&text, "v.yml").expect("parses");
+    let branches: Vec<(usize, u32, String)> = entries[0]
+        .content
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let w = &c.segment.as_ref()?.last()?.waypoint;
+            (w.kind == WaypointKind::Branching).then(|| {
+                (
+                    i,
+                    w.location.line,
+                    w.constraint.as_ref().expect("constraint").value.clone(),
+                )
+            })
+        })
+        .collect();
+    // The loop condition (line 7) three times true, then false; the `if` (line 10) true.
+    let seen: Vec<(u32, &str)> = branches.iter().map(|(_, l, v)| (*l, v.as_str())).collect();
+    assert_eq!(
+        seen,
+        [(7, "true"), (7, "true"), (7, "true"), (7, "false"), (10, "true")],
+        "{text}"
+    );
+    for (i, line, value) in &branches {
+        let mut mutated = entries.clone();
+        let segment = mutated[0].content[*i].segment.as_mut().expect("segment");
+        let constraint = segment
+            .last_mut()
+            .expect("waypoint")
+            .waypoint
+            .constraint
+            .as_mut()
+            .expect("constraint");
+        constraint.value = if value == "true" {
+            "false".into()
+        } else {
+            "true".into()
+        };
+        let v = validate(&p, &to_yaml(&mutated));
+        assert_ne!(
+            v.judgement,
+            Judgement::Confirmed,
+            "branching waypoint {i} at line {line} flipped, confirmed: {}",
+            v.reason
+        );
+    }
+}
+
+/// Floating-point nondet values: the witness gives them as exact hexadecimal literals, and
+/// `baton validate` reads those, decimal constants and casts exactly.
+#[test]
+fn float_values_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(
+        dir.path(),
+        "floats.c",
+        "extern double __VERIFIER_nondet_double(void);
+extern float __VERIFIER_nondet_float(void);
+void reach_error(void) {}
+int main(void) {
+  double x = __VERIFIER_nondet_double();
+  float y = __VERIFIER_nondet_float();
+  if (x > 2.5 && x < 3.5 && y < -1.0f) {
+    reach_error();
+  }
+  return 0;
+}
+",
+    );
+    let values = vec![i128::from(3.0f64.to_bits()), i128::from((-2.0f32).to_bits())];
+    let file = dir.path().join("floats.yml");
+    write_witness(Some(&p), &Evidence::Values(values), &file, WitnessFormat::Yaml).expect("written");
+    let text = std::fs::read_to_string(&file).expect("witness");
+    assert!(text.contains("\\result == (0x1.8000000000000p+1)"), "{text}");
+    assert!(text.contains("\\result == (-0x1.000000p+1f)"), "{text}");
+    assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+    let v = validate(&p, &text);
+    assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+    let confirmed = [
+        ("(0x1.8000000000000p+1)", "3.0"),
+        ("(0x1.8000000000000p+1)", "(double)3"),
+        ("(-0x1.000000p+1f)", "(float)-2.0"),
+        ("(-0x1.000000p+1f)", "-2"),
+    ];
+    for (from, to) in confirmed {
+        let v = validate(&p, &text.replacen(from, to, 1));
+        assert_eq!(v.judgement, Judgement::Confirmed, "{from} → {to}: {}", v.reason);
+    }
+    // 2.5 is not above 2.5; no float is the double 0.1; -0.5 is not below -1.
+    for (from, to) in [
+        ("(0x1.8000000000000p+1)", "2.5"),
+        ("(-0x1.000000p+1f)", "0.1"),
+        ("(-0x1.000000p+1f)", "-0x1p-1f"),
+    ] {
+        let v = validate(&p, &text.replacen(from, to, 1));
+        assert_ne!(v.judgement, Judgement::Confirmed, "{from} → {to}: {}", v.reason);
+    }
+}
+
+/// A GraphML violation witness without values (a tool's `control` edges) is validated by the
+/// search along its edges; the wrong branch is never confirmed.
+#[test]
+fn graphml_witnesses_without_values_guide_the_search() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "unsafe.c", UNSAFE);
+    let graphml = |taken: &str, other: &str| {
+        format!(
+            r#"<graphml><graph>
+<node id="N0"><data key="entry">true</data></node>
+<node id="N1"/>
+<node id="N2"><data key="violation">true</data></node>
+<node id="S"><data key="sink">true</data></node>
+<edge source="N0" target="N1"><data key="startline">10</data><data key="control">condition-{taken}</data></edge>
+<edge source="N0" target="S"><data key="startline">10</data><data key="control">condition-{other}</data></edge>
+<edge source="N1" target="N2"><data key="startline">11</data></edge>
+</graph></graphml>
+"#
+        )
+    };
+    let v = validate(&p, &graphml("true", "false"));
+    assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+    let values = v.values.expect("the values found");
+    assert_eq!(values.first(), Some(&17), "{values:?}");
+    let v = validate(&p, &graphml("false", "true"));
+    assert_ne!(v.judgement, Judgement::Confirmed, "{}", v.reason);
+}
+
 #[test]
 fn malformed_witnesses_are_errors_with_file_and_line() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -379,11 +521,59 @@ fn verify_and_run_write_witnesses_that_validate() {
         &w.display().to_string(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(std::fs::read_to_string(&w)
-        .expect("graphml")
-        .contains("violation_witness"));
+    let graphml = std::fs::read_to_string(&w).expect("graphml");
+    assert!(graphml.contains("violation_witness"), "{graphml}");
+    assert!(
+        graphml.contains("<data key=\"control\">condition-true</data>"),
+        "{graphml}"
+    );
     let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
     assert!(out.contains("Confirmed"), "{out}");
+}
+
+/// A `true` decided on a residual program (or with a guide) gets a correctness witness of the
+/// original program, derived there and validated before it is written.
+#[test]
+fn a_true_on_a_residual_program_gets_a_validated_witness() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (safe, _) = program(dir.path(), "safe_loop.c", SAFE_LOOP);
+    for input in ["reduce", "guide"] {
+        let flow = dir.path().join(format!("explicit-then-predicate-{input}.yaml"));
+        std::fs::write(
+            &flow,
+            format!("flow: e-p\nbudget: {{ cpu_time: 60s }}\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: {{ path-length: 20 }}\n  - name: predicate\n    tool: predicate\n    input: {input}\n"),
+        )
+        .expect("write flow");
+        let w = dir.path().join(format!("{input}.yml"));
+        let (code, out, err) = baton(&[
+            "run",
+            &flow.display().to_string(),
+            &safe.display().to_string(),
+            "--witness",
+            &w.display().to_string(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(report["verdict"], "true", "{out}");
+        assert_eq!(report["deciding_stage"], "predicate", "{out}");
+        let expected_input = if input == "reduce" { "residual" } else { "guide" };
+        assert_eq!(report["stages"][1]["input"], expected_input, "{out}");
+        let note = report["witness"].as_str().expect("witness note");
+        assert!(
+            note.starts_with("correctness witness") && note.contains("validated"),
+            "{note}"
+        );
+        assert!(
+            report["witness_cpu_time_s"].as_f64().expect("witness CPU") > 0.0,
+            "{out}"
+        );
+        let text = std::fs::read_to_string(&w).expect("witness written");
+        assert!(schema_errors(&text).is_empty(), "{:?}", schema_errors(&text));
+        assert!(text.contains("invariant_set"), "{text}");
+        let (_, out, _) = baton(&["validate", &safe.display().to_string(), &w.display().to_string()]);
+        assert!(out.contains("Confirmed"), "{out}");
+    }
 }
 
 /// An external tool's `false` gets a violation witness on the original program (from the values

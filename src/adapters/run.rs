@@ -379,9 +379,10 @@ fn run_declared(
     let mut outcome = interpret(adapter, &report);
     match (&outcome.finding, adapter.spec.contributes.as_str()) {
         (Finding::Bug { .. }, "replay-bug") => {
-            let file = match adapter.spec.witness.as_deref() {
-                Some(glob) => find_file(&workdir, glob)
-                    .ok_or_else(|| format!("no file {glob} in {}", workdir.display())),
+            let file = match &adapter.spec.witness {
+                Some(globs) => globs
+                    .find_in(&workdir)
+                    .ok_or_else(|| format!("no file {globs} in {}", workdir.display())),
                 None => Err("the adapter names no witness".into()),
             };
             match file {

@@ -63,9 +63,11 @@ pub struct AdapterSpec {
     /// Result rules in order; the first whose conditions all hold gives the verdict.
     #[serde(default)]
     pub result: Vec<ResultRule>,
-    /// Where the tool writes a violation witness or test inputs (glob, relative to the workdir).
+    /// Where the tool writes a violation witness or test inputs (a glob relative to the
+    /// workdir, or a list of them tried in order, e.g. a format-2.0 YAML witness before a
+    /// GraphML one).
     #[serde(default)]
-    pub witness: Option<String>,
+    pub witness: Option<FilePatterns>,
     /// Where the tool writes a condition in a format Baton reads (glob, relative to the workdir).
     #[serde(default)]
     pub condition: Option<String>,
@@ -246,6 +248,40 @@ pub fn first_match<'r>(
 ) -> Option<&'r CompiledRule> {
     let lines: Vec<&str> = output.lines().collect();
     rules.iter().find(|r| r.matches(exit_code, &lines))
+}
+
+/// One glob or a list of globs (relative to the workdir), tried in order.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(from = "OneOrMore")]
+pub struct FilePatterns(pub Vec<String>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMore {
+    One(String),
+    More(Vec<String>),
+}
+
+impl From<OneOrMore> for FilePatterns {
+    fn from(v: OneOrMore) -> Self {
+        match v {
+            OneOrMore::One(p) => FilePatterns(vec![p]),
+            OneOrMore::More(ps) => FilePatterns(ps),
+        }
+    }
+}
+
+impl FilePatterns {
+    /// The first existing file the patterns match in `dir`, in the patterns' order.
+    pub fn find_in(&self, dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        self.0.iter().find_map(|p| super::run::find_file(dir, p))
+    }
+}
+
+impl std::fmt::Display for FilePatterns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.join(" or "))
+    }
 }
 
 /// Placeholders that do not name an option or executable.

@@ -3,6 +3,7 @@
 //! (`<testcase><input>N</input>…`). Values found here are only candidates: a `false` is
 //! reported after they reach the error on Baton's interpreter.
 
+use crate::cfa::types::IntType;
 use crate::witness::format;
 use crate::witness::graphml::{graphml_values, is_graphml, parse_int};
 use crate::witness::violation::witness_values;
@@ -36,7 +37,8 @@ pub fn nondet_values(text: &str) -> Result<Vec<i128>, String> {
             .iter()
             .filter(|e| e.entry_type == format::EntryType::ViolationSequence)
         {
-            values.extend(witness_values(e)?);
+            // No program: integers (a tool's float values are not read here).
+            values.extend(witness_values(e, &|_| IntType::LLONG)?);
         }
         values
     } else {

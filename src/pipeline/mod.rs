@@ -3,5 +3,6 @@
 
 pub mod flow;
 pub mod parallel;
+pub mod proof_witness;
 pub mod runner;
 pub mod stage;

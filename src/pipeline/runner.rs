@@ -15,6 +15,7 @@
 
 use super::flow::{Budget, Flow, FlowError};
 use super::parallel::{run_group, Member};
+use super::proof_witness;
 use super::stage::{run_stage, sanitize, FlowState, StageOutcome, StageReport};
 use crate::adapters::registry::{search_path_text, Registry};
 use crate::cfa::semantics::SignedOverflow;
@@ -24,7 +25,7 @@ use crate::exec;
 use crate::frontend::{load_program, FrontendError};
 use crate::task::Task;
 use crate::verdict::Verdict;
-use crate::witness::{write_witness, WitnessFormat};
+use crate::witness::{write_witness, Evidence, WitnessFormat};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -99,6 +100,9 @@ pub struct FlowReport {
     pub work_dir: Option<PathBuf>,
     /// The witness written (`--witness`), or why there is none.
     pub witness: Option<String>,
+    /// CPU time spent deriving and validating the witness of a `true` no stage proved on the
+    /// original program by itself (not part of `cpu_time_s`).
+    pub witness_cpu_time_s: f64,
     #[serde(skip)]
     pub verdict_value: Verdict,
 }
@@ -192,6 +196,18 @@ pub fn run_flow(
     let hash = original.map_or(String::new(), |p| p.hash.clone());
     let mut conditions: Vec<ConditionAutomaton> = Vec::new();
     let mut accumulated = ConditionAutomaton::nothing_verified(&hash);
+    let nothing = accumulated.clone();
+    // What every stage knows, with the accumulated condition of its time.
+    let flow_state = FlowState {
+        registry,
+        original,
+        original_file: &original_file,
+        model: task.data_model,
+        trust: flow.trust,
+        accumulated: &nothing,
+        baton: &options.baton,
+        signed_overflow: options.signed_overflow,
+    };
     let mut rows: Vec<StageReport> = Vec::new();
     let mut verdict = Verdict::Unknown;
     let mut confirmed = None;
@@ -226,14 +242,8 @@ pub fn run_flow(
             break;
         }
         let state = FlowState {
-            registry,
-            original,
-            original_file: &original_file,
-            model: task.data_model,
-            trust: flow.trust,
             accumulated: &accumulated,
-            baton: &options.baton,
-            signed_overflow: options.signed_overflow,
+            ..flow_state
         };
         let members: Vec<Member<'_>> = unit
             .iter()
@@ -286,13 +296,52 @@ pub fn run_flow(
             break;
         }
     }
-    let witness = options.witness.as_ref().map(|(path, format)| match &evidence {
-        Some(e) => write_witness(original.ok(), e, path, *format).unwrap_or_else(|why| why),
-        None if verdict.is_definite() => {
-            "none: the deciding stage left no witness of the whole program".into()
-        }
-        None => "none: no definite verdict".into(),
-    });
+    // A `true` no stage proved on the original program by itself: its witness is derived on
+    // the original and validated, within what is left of the flow's budget.
+    let mut witness_cpu = Duration::ZERO;
+    let mut derived = None;
+    if let (Some((_, WitnessFormat::Yaml)), Verdict::True, None, Ok(_)) =
+        (&options.witness, verdict, &evidence, original)
+    {
+        let left = Budget {
+            cpu_time: flow.budget.cpu_time.map(|c| c.saturating_sub(used_cpu)),
+            wall_time: flow.budget.wall_time.map(|w| w.saturating_sub(started.elapsed())),
+            memory: flow.budget.memory,
+        };
+        let derivation = proof_witness::derive(
+            &FlowState {
+                accumulated: &accumulated,
+                ..flow_state
+            },
+            &left,
+            &root.join("witness"),
+        );
+        witness_cpu = derivation.cpu;
+        derived = Some(match derivation.outcome {
+            Ok(d) => {
+                evidence = Some(Evidence::File(d.file));
+                Ok(d.note)
+            }
+            Err(why) => Err(why),
+        });
+    }
+    let witness = options
+        .witness
+        .as_ref()
+        .map(|(path, format)| match (&evidence, &derived) {
+            (Some(e), Some(Ok(note))) => match write_witness(original.ok(), e, path, *format) {
+                Ok(_) => format!("correctness witness {} ({note})", path.display()),
+                Err(why) => why,
+            },
+            (Some(e), _) => write_witness(original.ok(), e, path, *format).unwrap_or_else(|why| why),
+            (None, Some(Err(why))) => {
+                format!("none: no stage proved the original program by itself, and {why}")
+            }
+            (None, _) if verdict.is_definite() => {
+                "none: the deciding stage left no witness of the whole program".into()
+            }
+            (None, _) => "none: no definite verdict".into(),
+        });
     let cpu: f64 = rows.iter().map(|r| r.cpu_time_s).sum();
     let skipped_stages = rows
         .iter()
@@ -315,6 +364,7 @@ pub fn run_flow(
         assumptions: options.signed_overflow.assumption_keys(),
         signed_overflow: options.signed_overflow,
         witness,
+        witness_cpu_time_s: witness_cpu.as_secs_f64(),
         verdict_value: verdict,
     })
 }

@@ -69,6 +69,7 @@ pub struct StageReport {
 }
 
 /// What the flow knows when a stage starts.
+#[derive(Clone, Copy)]
 pub struct FlowState<'a> {
     pub registry: &'a Registry,
     /// The original program's CFA, or why Baton cannot lower it.
@@ -273,8 +274,8 @@ fn proof_witness(state: &FlowState<'_>, stage: &Stage, dir: &Path) -> Option<Pat
         let file = dir.join(NATIVE_WITNESS);
         return file.is_file().then_some(file);
     }
-    let pattern = state.registry.get(&stage.tool)?.spec.witness.as_deref()?;
-    crate::adapters::run::find_file(&dir.join("run"), pattern)
+    let patterns = state.registry.get(&stage.tool)?.spec.witness.as_ref()?;
+    patterns.find_in(&dir.join("run"))
 }
 
 /// The witness file of a native stage in its directory.
@@ -446,15 +447,7 @@ fn run_native(
     dir: &Path,
 ) -> Result<Outcome, StepError> {
     let condition_out = dir.join("condition.graphml");
-    let mut cmd = CommandLine::new(state.baton)
-        .arg("verify")
-        .arg(&input.file)
-        .arg("--data-model")
-        .arg(state.model.to_string())
-        .arg("--analysis")
-        .arg(&stage.tool)
-        .arg("--signed-overflow")
-        .arg(state.signed_overflow.to_string());
+    let mut cmd = verify_command(state, &input.file, &stage.tool);
     if let Some(cpu) = steps.cpu_budget() {
         cmd = cmd
             .arg("--give-up")
@@ -536,6 +529,19 @@ fn run_native(
             note: reason,
         },
     })
+}
+
+/// `baton verify FILE --analysis ANALYSIS` with the flow's data model and semantics.
+pub(super) fn verify_command(state: &FlowState<'_>, file: &Path, analysis: &str) -> CommandLine {
+    CommandLine::new(state.baton)
+        .arg("verify")
+        .arg(file)
+        .arg("--data-model")
+        .arg(state.model.to_string())
+        .arg("--analysis")
+        .arg(analysis)
+        .arg("--signed-overflow")
+        .arg(state.signed_overflow.to_string())
 }
 
 /// The program a stage runs on.

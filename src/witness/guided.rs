@@ -24,7 +24,7 @@ use super::format::{Action, Entry, Waypoint, WaypointKind};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
 use super::validate::{Judgement, Validation};
-use super::violation::{replay, result_value};
+use super::violation::{nondet_type_at, replay, result_value};
 use crate::analyses::explicit::{learned_equality, ExplicitCoverIndex, ExplicitCpa, ExplicitState};
 use crate::analyses::predicate::formula::{bv_const, solve_inputs, PathFormula};
 use crate::analyses::predicate::solver::SolverConfig;
@@ -80,7 +80,7 @@ fn line_of(program: &Program, edge: EdgeId) -> Option<u32> {
 }
 
 /// Assume edges whose target evaluates no further part of the condition on their line.
-fn deciding_edges(program: &Program) -> HashSet<EdgeId> {
+pub(super) fn deciding_edges(program: &Program) -> HashSet<EdgeId> {
     let is_assume_at = |e: EdgeId, line: Option<u32>| {
         matches!(program.edge(e).op, Operation::Assume { .. }) && line_of(program, e) == line
     };
@@ -146,7 +146,7 @@ pub fn resolve(program: &Program, entry: &Entry) -> Result<Sequence, Validation>
                     }
                     let value = match constraint {
                         None => None,
-                        Some(c) => Some(result_value(c).ok_or_else(|| {
+                        Some(c) => Some(result_value(c, nondet_type_at(program, line)).ok_or_else(|| {
                             unknown(format!(
                                 "line {line}: function_return constraint `{c}` not read (\\result == N expected)"
                             ))

@@ -7,6 +7,7 @@
 //! - [`graphml`]: GraphML 1.x witnesses (read for tools that still write them; written on
 //!   request).
 //! - [`invariant`]: invariants (C expressions) as formulas over the program's variables.
+//! - [`result`]: the value a `\result == c` constraint gives (integers, exact floats).
 //! - [`inductive`]: whether invariants are inductive and imply safety (Z3 over the CFA).
 //! - [`validate`]: Baton as a validator (violation witnesses replayed, correctness witnesses
 //!   checked by [`inductive`]).
@@ -23,6 +24,7 @@ pub mod graphml;
 pub mod guided;
 pub mod inductive;
 pub mod invariant;
+pub mod result;
 pub mod validate;
 pub mod violation;
 

@@ -11,14 +11,16 @@
 //! whose expression Baton cannot read, is left out (the proof is then attempted without it).
 
 use super::format::{self, Entry, EntryType, InvariantKind, WaypointKind};
-use super::graphml::{graphml_values, is_graphml};
-use super::guided;
+use super::graphml::{graphml_sequence, graphml_values, is_graphml};
+use super::guided::{self, deciding_edges};
 use super::inductive::{check, CheckLimits, Proof};
 use super::invariant::{parse_invariant, Formula};
 use super::source_of;
-use super::violation::{followed, replay, witness_values, WitnessValue};
+use super::violation::{
+    followed, nondet_type_at, plain_condition_lines, replay, witness_values, WitnessValue,
+};
 use crate::cfa::interpreter::Ending;
-use crate::cfa::{LocId, Operation, Program};
+use crate::cfa::{EdgeId, LocId, Operation, Program};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -65,8 +67,18 @@ pub fn validate_text(
     limits: CheckLimits,
 ) -> Result<Validation, String> {
     if is_graphml(text) {
-        let values = graphml_values(text).map_err(|e| format!("{file}: {e}"))?;
-        return Ok(validate_values(program, &values, None));
+        // Its values first; where they do not decide, a search along its edges.
+        let by_values = graphml_values(text).map(|values| validate_values(program, &values, None, &[]));
+        if let Ok(v) = &by_values {
+            if v.judgement != Judgement::Unknown {
+                return Ok(v.clone());
+            }
+        }
+        let entry = match graphml_sequence(program, text) {
+            Ok(entry) => entry,
+            Err(e) => return by_values.map_err(|_| format!("{file}: {e}")),
+        };
+        return Ok(validate_violation(program, &entry, limits.cpu_time));
     }
     let entries = format::parse(text, file).map_err(|e| e.to_string())?;
     if let Some(entry) = entries
@@ -133,7 +145,7 @@ pub fn validate_violation(program: &Program, entry: &Entry, cpu_time: Duration) 
 
 /// Replays the values of a violation sequence (its `function_return` waypoints).
 fn replay_violation(program: &Program, entry: &Entry) -> Validation {
-    let values = match witness_values(entry) {
+    let values = match witness_values(entry, &|line| nondet_type_at(program, line)) {
         Ok(v) => v,
         Err(e) => return Validation::violation(Judgement::Unknown, e),
     };
@@ -152,6 +164,27 @@ fn replay_violation(program: &Program, entry: &Entry) -> Validation {
             .collect()
     };
     let (nondet_lines, call_lines) = (lines_of(true), lines_of(false));
+    // The order the run must pass nondet values and branches in (branches on lines where
+    // Baton's branch flags are the statements' outcomes).
+    let plain = plain_condition_lines(program);
+    let mut order = Vec::new();
+    for w in followed(entry) {
+        match w.kind {
+            WaypointKind::Branching if plain.contains(&w.location.line) => {
+                match w.constraint.as_ref().map(|c| c.value.trim()) {
+                    Some("true" | "1") => order.push(Passed::Branch(w.location.line, true)),
+                    Some("false" | "0") => order.push(Passed::Branch(w.location.line, false)),
+                    _ => {}
+                }
+            }
+            WaypointKind::FunctionReturn
+                if w.constraint.is_some() && nondet_lines.contains(&w.location.line) =>
+            {
+                order.push(Passed::Value)
+            }
+            _ => {}
+        }
+    }
     let mut nondets = Vec::new();
     for v in values {
         if nondet_lines.contains(&v.line) {
@@ -166,12 +199,69 @@ fn replay_violation(program: &Program, entry: &Entry) -> Validation {
             );
         }
     }
-    validate_values(program, &nondets, target)
+    validate_values(program, &nondets, target, &order)
 }
 
-/// Replays witness values: the run must pass each value's line in order (line 0: any) and
-/// reach the error (at `target`'s line, when given).
-fn validate_values(program: &Program, values: &[WitnessValue], target: Option<u32>) -> Validation {
+/// What a run passes, in a violation sequence's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Passed {
+    /// The next nondet value is returned.
+    Value,
+    /// The condition at the line is decided with this outcome (Baton's deciding assume edge).
+    Branch(u32, bool),
+}
+
+/// Whether the run along `path` passes `order`: the k-th `Value` is the run's k-th nondet
+/// call, each branch is decided after what comes before it (at any of its occurrences).
+fn passes_in_order(program: &Program, path: &[EdgeId], order: &[Passed]) -> Result<(), String> {
+    let deciding = deciding_edges(program);
+    let mut nondet_positions = path
+        .iter()
+        .enumerate()
+        .filter(|(_, &e)| matches!(program.edge(e).op, Operation::Nondet { .. }))
+        .map(|(i, _)| i);
+    let mut at = 0;
+    for passed in order {
+        match *passed {
+            Passed::Value => match nondet_positions.next() {
+                Some(i) if i >= at => at = i,
+                _ => {
+                    return Err(
+                        "the run does not take the witness' values in the order of its waypoints".into(),
+                    )
+                }
+            },
+            Passed::Branch(line, taken) => {
+                let found = path[at..].iter().position(|&e| {
+                    let edge = program.edge(e);
+                    edge.source.file == 0
+                        && edge.source.line == line
+                        && deciding.contains(&e)
+                        && matches!(edge.op, Operation::Assume { branch, .. } if branch == taken)
+                });
+                match found {
+                    Some(k) => at += k + 1,
+                    None => {
+                        return Err(format!(
+                            "the run does not pass the branching waypoint at line {line} ({taken}) in order"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replays witness values: the run must pass each value's line in order (line 0: any), the
+/// values and the branching waypoints in `order`, and reach the error (at `target`'s line,
+/// when given).
+fn validate_values(
+    program: &Program,
+    values: &[WitnessValue],
+    target: Option<u32>,
+    order: &[Passed],
+) -> Validation {
     let inputs: Vec<i128> = values.iter().map(|v| v.value).collect();
     let run = replay(program, &inputs);
     let nondet_lines = run
@@ -193,12 +283,16 @@ fn validate_values(program: &Program, values: &[WitnessValue], target: Option<u3
         }
     }
     let used = run.inputs_consumed;
+    let in_order = passes_in_order(program, &run.path, order);
     match &run.ending {
         Ending::ErrorReached { line, .. } => match target {
             Some(t) if t != *line => Validation::violation(
                 Judgement::Refuted,
                 format!("the run reaches the error at line {line}, the witness' target is at line {t}"),
             ),
+            _ if in_order.is_err() => {
+                Validation::violation(Judgement::Unknown, in_order.err().unwrap_or_default())
+            }
             _ if used < values.len() => Validation::violation(
                 Judgement::Unknown,
                 format!(

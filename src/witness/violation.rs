@@ -3,18 +3,23 @@
 //!
 //! The witness is built by replaying the values on the ORIGINAL program: every executed
 //! `__VERIFIER_nondet_*` call becomes a `function_return` waypoint (`\result == v`, at the
-//! call's line), and the executed call of the error function the `target`. Branches are not
-//! written as waypoints: Baton's CFA splits `&&`, `||` and `!` into several branches, which
-//! are not the `if`/loop statements a `branching` waypoint names; the values alone determine
-//! the run.
+//! call's line), every branch the run decides a `branching` waypoint (`true`: the `if`'s then
+//! part or the loop body is entered), and the executed call of the error function the
+//! `target`. Baton's CFA splits `&&` and `||` into several branches: the one that decides the
+//! condition (its target evaluates no more of the line's condition) gives the waypoint. A `!`
+//! or `?:` swaps which of Baton's branches is the statement's `true`: no branching waypoint is
+//! written for a line whose text has one (the values alone determine the run anyway).
 
 use super::format::{
     Action, Constraint, ContentItem, Entry, EntryType, Waypoint, WaypointItem, WaypointKind,
 };
+use super::guided::deciding_edges;
+pub use super::result::result_value;
 use super::{location, metadata};
 use crate::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use crate::cfa::types::IntType;
 use crate::cfa::{Operation, Program, SourceLoc};
+use std::collections::HashSet;
 
 /// Step limit of replays for witnesses (counterexample paths are far shorter).
 pub const REPLAY_STEPS: u64 = 10_000_000;
@@ -39,9 +44,16 @@ pub struct PathPoint {
     pub value: Option<i128>,
     /// The type of the nondet call's value (a float's value is its bit pattern).
     pub ty: IntType,
+    /// For a branch the run decides: the condition's outcome (`callee` is empty, no value).
+    pub branch: Option<bool>,
 }
 
 impl PathPoint {
+    /// True for the call of the error function.
+    pub fn is_target(&self) -> bool {
+        self.value.is_none() && self.branch.is_none()
+    }
+
     /// The returned value as a C expression: the number, or for a float an exact literal.
     pub fn value_c(&self) -> Option<String> {
         let v = self.value?;
@@ -74,50 +86,87 @@ pub fn violating_run(program: &Program, inputs: &[i128]) -> Result<Vec<PathPoint
     }
     let mut values = run.nondet_values.iter();
     let mut points = Vec::new();
+    let deciding = deciding_edges(program);
+    let plain = plain_condition_lines(program);
     for id in &run.path {
         let edge = program.edge(*id);
         let function = program.function(program.location(edge.from).func).name.clone();
+        let point = |callee: &str, value, ty, branch| PathPoint {
+            at: edge.source,
+            function: function.clone(),
+            callee: callee.to_string(),
+            value,
+            ty,
+            branch,
+        };
         match &edge.op {
             Operation::Nondet {
                 function: callee, ty, ..
-            } => points.push(PathPoint {
-                at: edge.source,
-                function,
-                callee: callee.clone(),
-                value: Some(values.next().copied().unwrap_or(0)),
-                ty: *ty,
-            }),
-            Operation::Error { function: callee } => points.push(PathPoint {
-                at: edge.source,
-                function,
-                callee: callee.clone(),
-                value: None,
-                ty: IntType::INT,
-            }),
+            } => points.push(point(
+                callee,
+                Some(values.next().copied().unwrap_or(0)),
+                *ty,
+                None,
+            )),
+            Operation::Error { function: callee } => points.push(point(callee, None, IntType::INT, None)),
+            Operation::Assume { branch, .. }
+                if deciding.contains(id)
+                    && edge.source.file == 0
+                    && program.out_edges(edge.from).len() > 1
+                    && plain.contains(&edge.source.line) =>
+            {
+                points.push(point("", None, IntType::INT, Some(*branch)))
+            }
             _ => {}
         }
     }
-    if points.last().is_none_or(|p| p.value.is_some()) {
+    if points.last().is_none_or(|p| !p.is_target()) {
         return Err("the run reached the error location without a call of the error function".into());
     }
     Ok(points)
 }
 
+/// Lines of the program file whose text has no `!` (other than in `!=`) and no `?`: there,
+/// Baton's branch flags are the conditions' outcomes. None when the file cannot be read or is
+/// not the file the program was built from.
+pub(super) fn plain_condition_lines(program: &Program) -> HashSet<u32> {
+    let text = std::fs::read(super::program_file(program))
+        .ok()
+        .filter(|bytes| crate::frontend::sha256_hex(bytes) == program.hash);
+    let Some(text) = text else {
+        return HashSet::new();
+    };
+    String::from_utf8_lossy(&text)
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.contains('?') && !line.replace("!=", "").contains('!'))
+        .map(|(i, _)| i as u32 + 1)
+        .collect()
+}
+
 /// The violation witness (format 2.0) of a violating run: a `function_return` waypoint per
-/// nondet value, then the target.
+/// nondet value and a `branching` waypoint per decided branch, in the run's order, then the
+/// target.
 pub fn violation_witness(program: &Program, run: &[PathPoint]) -> Vec<Entry> {
     let content = run
         .iter()
         .map(|p| {
-            let (kind, constraint) = match p.value_c() {
-                Some(v) => (
+            let (kind, constraint) = match (p.value_c(), p.branch) {
+                (Some(v), _) => (
                     WaypointKind::FunctionReturn,
                     Some(Constraint {
                         value: format!("\\result == {v}"),
                         format: Some("acsl_expression".into()),
                     }),
                 ),
-                None => (WaypointKind::Target, None),
+                (None, Some(taken)) => (
+                    WaypointKind::Branching,
+                    Some(Constraint {
+                        value: taken.to_string(),
+                        format: None,
+                    }),
+                ),
+                (None, None) => (WaypointKind::Target, None),
             };
             ContentItem {
                 segment: Some(vec![WaypointItem {
@@ -150,19 +199,30 @@ pub fn followed(entry: &Entry) -> Vec<&Waypoint> {
         .collect()
 }
 
-/// The values of the `function_return` waypoints whose constraint is `\result == N`, in order;
-/// an error for a `function_return` constraint that gives no integer.
-pub fn witness_values(entry: &Entry) -> Result<Vec<WitnessValue>, String> {
+/// The values of the `function_return` waypoints whose constraint is `\result == c`, in order,
+/// for results of type `result_type(line)` ([`result_value`]); an error for a
+/// `function_return` constraint that gives no such value.
+pub fn witness_values(
+    entry: &Entry,
+    result_type: &dyn Fn(u32) -> IntType,
+) -> Result<Vec<WitnessValue>, String> {
     let mut out = Vec::new();
     for w in followed(entry) {
         if w.kind != WaypointKind::FunctionReturn {
             continue;
         }
         let Some(c) = &w.constraint else { continue };
-        let value = result_value(&c.value).ok_or_else(|| {
+        let ty = result_type(w.location.line);
+        let value = result_value(&c.value, ty).ok_or_else(|| {
             format!(
-                "line {}: function_return constraint `{}` gives no integer value of \\result",
-                w.location.line, c.value
+                "line {}: function_return constraint `{}` gives no {} value of \\result",
+                w.location.line,
+                c.value,
+                if ty.is_float() {
+                    "floating-point"
+                } else {
+                    "integer"
+                }
             )
         })?;
         out.push(WitnessValue {
@@ -173,28 +233,16 @@ pub fn witness_values(entry: &Entry) -> Result<Vec<WitnessValue>, String> {
     Ok(out)
 }
 
-/// `N` of `\result == N` (also `\result == (int)N`, `N == \result`, hexadecimal, suffixes).
-pub fn result_value(text: &str) -> Option<i128> {
-    let re = regex::Regex::new(
-        r"^\s*\(?\s*(?:\\result\s*==\s*(?:\([a-z ]+\)\s*)?\(?\s*(?P<a>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?|(?P<b>-?\s*(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*==\s*\\result)\s*\)?\s*;?\s*$",
-    )
-    .expect("fixed regex");
-    let c = re.captures(text)?;
-    let digits = c.name("a").or_else(|| c.name("b"))?.as_str().replace(' ', "");
-    super::graphml::parse_int(&digits)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn result_values() {
-        assert_eq!(result_value("\\result == 5"), Some(5));
-        assert_eq!(result_value("\\result == -7;"), Some(-7));
-        assert_eq!(result_value("\\result == (unsigned int)0x10U"), Some(16));
-        assert_eq!(result_value("3 == \\result"), Some(3));
-        assert_eq!(result_value("\\result > 5"), None);
-        assert_eq!(result_value("x == 5"), None);
-    }
+/// The type of the result of the nondet call at `line` of the program file (a `float` or
+/// `double` value is its bit pattern); `long long` where there is none.
+pub fn nondet_type_at(program: &Program, line: u32) -> IntType {
+    program
+        .edges
+        .iter()
+        .filter(|e| e.source.file == 0 && e.source.line == line)
+        .find_map(|e| match e.op {
+            Operation::Nondet { ty, .. } => Some(ty),
+            _ => None,
+        })
+        .unwrap_or(IntType::LLONG)
 }
