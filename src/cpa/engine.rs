@@ -176,11 +176,6 @@ impl<'p, C: Cpa> Engine<'p, C> {
         self.program
     }
 
-    /// The CPA the engine runs.
-    pub fn cpa(&self) -> &C {
-        &self.cpa
-    }
-
     /// The give-up conditions in force (with the default memory limit if none was given).
     pub fn give_up(&self) -> &[GiveUp] {
         &self.give_up
