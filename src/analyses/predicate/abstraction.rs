@@ -543,7 +543,10 @@ mod tests {
         );
         // A plain value `x & 1` is tracked as `(x & 1) == 0`.
         let and = Expr::binary(BinaryOp::BitAnd, x(), Expr::int(1), IntType::INT);
-        assert_eq!(canon(and.clone()), Some(cmp(BinaryOp::Eq, and.clone(), Expr::int(0))));
+        assert_eq!(
+            canon(and.clone()),
+            Some(cmp(BinaryOp::Eq, and.clone(), Expr::int(0)))
+        );
         // Constants are not predicates.
         assert_eq!(canon(cmp(BinaryOp::Lt, Expr::int(1), Expr::int(3))), None);
         // The sense: whether the condition is the predicate or its negation.

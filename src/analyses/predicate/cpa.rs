@@ -3,7 +3,8 @@
 //!
 //! A state is the abstract state computed at the last abstraction point (loop heads, function
 //! entries and exits, error locations and, with the default [`BlockEncoding::Joins`], the
-//! locations where paths join) together with the path formula of the steps since then.
+//! locations where paths join in functions without loops) together with the path formula of
+//! the steps since then.
 //! At an abstraction point the path formula is abstracted with the Boolean abstraction over the
 //! predicates of the precision there, and a new block starts. Coverage is checked only at
 //! abstraction points (entailment of abstract states). A target state's path is analysed by
@@ -83,7 +84,7 @@ pub struct PredicateCpa<'p> {
 impl<'p> PredicateCpa<'p> {
     /// Prepares the analysis for `program`: abstraction points are loop heads, function entries
     /// and exits, and error locations, and with [`BlockEncoding::Joins`] also the locations
-    /// where paths join.
+    /// where paths join in functions without loops.
     pub fn new(
         program: &'p Program,
         config: SolverConfig,
@@ -107,8 +108,14 @@ impl<'p> PredicateCpa<'p> {
                     *n += 1;
                 }
             }
-            for (p, n) in abstraction_point.iter_mut().zip(incoming) {
-                *p |= n >= 2;
+            let mut has_loop = vec![false; program.functions.len()];
+            for l in program.locations.iter().filter(|l| l.loop_head) {
+                if let Some(h) = has_loop.get_mut(l.func.index()) {
+                    *h = true;
+                }
+            }
+            for ((p, n), l) in abstraction_point.iter_mut().zip(incoming).zip(&program.locations) {
+                *p |= n >= 2 && !has_loop.get(l.func.index()).copied().unwrap_or(true);
             }
         }
         PredicateCpa {
@@ -455,9 +462,13 @@ pub enum BlockEncoding {
     /// block is every path between two of them, and `n` branches in a row are `2^n` paths,
     /// each abstracted on its own.
     Loops,
-    /// Also where paths join (locations with two or more incoming edges): the paths of a
-    /// branch meet in one abstraction, and states that abstract alike cover each other
-    /// there — what merging the paths of a large block achieves, on an ARG that stays a tree.
+    /// Also where paths join (locations with two or more incoming edges) in functions
+    /// without loops, whose whole body is otherwise one block: the paths of a branch meet in
+    /// one abstraction, and states that abstract alike cover each other there — what merging
+    /// the paths of a large block achieves, on an ARG that stays a tree. In a function with
+    /// loops every iteration is a block already; there, joins as block ends cost more
+    /// refinements than they save (Table II's ssh tasks: s3_clnt_1.cil-1 from 16 s to a 60 s
+    /// timeout, one local predicate per join and refinement).
     #[default]
     Joins,
 }
