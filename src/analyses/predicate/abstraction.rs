@@ -29,26 +29,42 @@ impl Predicate {
     /// non-comparison `e` becomes `e == 0`. Returns `None` for conditions without variables
     /// (they are constant, tracking them is useless).
     pub fn from_condition(cond: &Expr) -> Option<Predicate> {
+        Predicate::with_sense(cond).map(|(p, _)| p)
+    }
+
+    /// The predicate of [`Predicate::from_condition`] and whether `cond != 0` is that
+    /// predicate (`true`) or its negation (`false`).
+    pub fn with_sense(cond: &Expr) -> Option<(Predicate, bool)> {
         let mut e = cond;
+        let mut same = true;
         while let ExprKind::Unary(UnaryOp::LogNot, inner) = &e.kind {
             e = inner;
+            same = !same;
         }
         if e.vars().is_empty() {
             return None;
         }
         let expr = match &e.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => {
-                let op = match op {
+                let canonical = match op {
                     BinaryOp::Ne => BinaryOp::Eq,
                     BinaryOp::Ge => BinaryOp::Lt,
                     BinaryOp::Gt => BinaryOp::Le,
                     other => *other,
                 };
+                if canonical != *op {
+                    same = !same;
+                }
+                let op = canonical;
                 Expr::binary(op, (**a).clone(), (**b).clone(), IntType::INT)
             }
-            _ => Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(0, e.ty), IntType::INT),
+            // `e != 0` is the negation of `e == 0`.
+            _ => {
+                same = !same;
+                Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(0, e.ty), IntType::INT)
+            }
         };
-        Some(Predicate { expr })
+        Some((Predicate { expr }, same))
     }
 
     /// The canonical comparison.
@@ -215,6 +231,38 @@ impl AbstractState {
             })
             .collect();
         Bool::or(&cubes)
+    }
+
+    /// The truth of condition `cond` (`cond != 0`) in every concrete state of `self`, if
+    /// every cube has the literal of its predicate with one polarity; `None` otherwise (and
+    /// for `false`, which fixes nothing worth knowing).
+    pub fn fixes(&self, cond: &Expr) -> Option<bool> {
+        let (p, same) = Predicate::with_sense(cond)?;
+        let (first, rest) = self.cubes.split_first()?;
+        let l = first.iter().find(|l| l.predicate == p)?;
+        rest.iter().all(|c| c.contains(l)).then_some(l.positive == same)
+    }
+
+    /// The minterms of `self` restricted to `predicates` (each once), if `self` is a minterm
+    /// state over all of them: the strongest Boolean combination of `predicates` that `self`
+    /// implies. `None` otherwise.
+    pub fn project(&self, predicates: &[Predicate]) -> Option<Vec<Vec<Literal>>> {
+        let first = self.cubes.first()?;
+        if !self.minterms || !predicates.iter().all(|p| first.iter().any(|l| l.predicate == *p)) {
+            return None;
+        }
+        let mut out: Vec<Vec<Literal>> = Vec::new();
+        for cube in &self.cubes {
+            let restricted: Vec<Literal> = cube
+                .iter()
+                .filter(|l| predicates.contains(&l.predicate))
+                .cloned()
+                .collect();
+            if !out.contains(&restricted) {
+                out.push(restricted);
+            }
+        }
+        Some(out)
     }
 
     /// `self ∧ other`, the cubes of both combined. Minterms over two disjoint predicate sets
@@ -495,9 +543,29 @@ mod tests {
         );
         // A plain value `x & 1` is tracked as `(x & 1) == 0`.
         let and = Expr::binary(BinaryOp::BitAnd, x(), Expr::int(1), IntType::INT);
-        assert_eq!(canon(and.clone()), Some(cmp(BinaryOp::Eq, and, Expr::int(0))));
+        assert_eq!(
+            canon(and.clone()),
+            Some(cmp(BinaryOp::Eq, and.clone(), Expr::int(0)))
+        );
         // Constants are not predicates.
         assert_eq!(canon(cmp(BinaryOp::Lt, Expr::int(1), Expr::int(3))), None);
+        // The sense: whether the condition is the predicate or its negation.
+        let sense = |e: Expr| Predicate::with_sense(&e).map(|(p, same)| (p.expr().clone(), same));
+        assert_eq!(sense(lt.clone()), Some((lt.clone(), true)));
+        assert_eq!(
+            sense(cmp(BinaryOp::Ge, x(), Expr::int(3))),
+            Some((lt.clone(), false))
+        );
+        let not_ge = Expr::unary(
+            UnaryOp::LogNot,
+            cmp(BinaryOp::Ge, x(), Expr::int(3)),
+            IntType::INT,
+        );
+        assert_eq!(sense(not_ge), Some((lt, true)));
+        assert_eq!(
+            sense(and.clone()),
+            Some((cmp(BinaryOp::Eq, and, Expr::int(0)), false))
+        );
     }
 
     #[test]

@@ -2,16 +2,21 @@
 //! seed 002 §2) over the formula layer of this module.
 //!
 //! A state is the abstract state computed at the last abstraction point (loop heads, function
-//! entries and exits, error locations) together with the path formula of the steps since then.
+//! entries and exits, error locations and, with the default [`BlockEncoding::Joins`], the
+//! locations where paths join in functions without loops) together with the path formula of
+//! the steps since then.
 //! At an abstraction point the path formula is abstracted with the Boolean abstraction over the
 //! predicates of the precision there, and a new block starts. Coverage is checked only at
 //! abstraction points (entailment of abstract states). A target state's path is analysed by
 //! [`super::refinement::analyse`]: a feasible path is confirmed on the concrete interpreter, an
 //! infeasible one refines the precision and removes the part of the ARG below the pivot.
 //!
-//! Two things keep the solver out of the common case: values the block start fixes (`x == c`
+//! Several things keep the solver out of the common case: values the block start fixes (`x == c`
 //! literals) are carried through the block by the explicit-value transfer and decide branches
-//! and predicates directly, and entailment between minterm states over the same predicates
+//! and predicates directly; a branch or predicate whose variables the block has not written
+//! takes its truth from the start abstraction where every cube agrees on it; the predicates
+//! of a block that decided all its branches and wrote none of their variables keep the
+//! start's minterms over them; and entailment between minterm states over the same predicates
 //! is cube inclusion. Predicates over globals only are shared by every abstraction point
 //! ([`PredicateSharing::Global`]).
 
@@ -22,6 +27,7 @@ use super::solver::{Satisfiability, SolverConfig};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::incremental::{Previous, ProofTrack};
 use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
+use crate::cfa::expr::Expr;
 use crate::cfa::semantics::{self, SignedOverflow};
 use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
@@ -77,8 +83,14 @@ pub struct PredicateCpa<'p> {
 
 impl<'p> PredicateCpa<'p> {
     /// Prepares the analysis for `program`: abstraction points are loop heads, function entries
-    /// and exits, and error locations.
-    pub fn new(program: &'p Program, config: SolverConfig, abstraction_limit: usize) -> Self {
+    /// and exits, and error locations, and with [`BlockEncoding::Joins`] also the locations
+    /// where paths join in functions without loops.
+    pub fn new(
+        program: &'p Program,
+        config: SolverConfig,
+        abstraction_limit: usize,
+        encoding: BlockEncoding,
+    ) -> Self {
         let mut abstraction_point: Vec<bool> = program
             .locations
             .iter()
@@ -87,6 +99,23 @@ impl<'p> PredicateCpa<'p> {
         for f in &program.functions {
             if let Some(p) = abstraction_point.get_mut(f.entry.index()) {
                 *p = true;
+            }
+        }
+        if encoding == BlockEncoding::Joins {
+            let mut incoming = vec![0usize; program.locations.len()];
+            for e in &program.edges {
+                if let Some(n) = incoming.get_mut(e.to.index()) {
+                    *n += 1;
+                }
+            }
+            let mut has_loop = vec![false; program.functions.len()];
+            for l in program.locations.iter().filter(|l| l.loop_head) {
+                if let Some(h) = has_loop.get_mut(l.func.index()) {
+                    *h = true;
+                }
+            }
+            for ((p, n), l) in abstraction_point.iter_mut().zip(incoming).zip(&program.locations) {
+                *p |= n >= 2 && !has_loop.get(l.func.index()).copied().unwrap_or(true);
             }
         }
         PredicateCpa {
@@ -119,6 +148,7 @@ impl PredicateCpa<'_> {
     /// that either; otherwise an unsatisfiable block yields `false` (the branch was infeasible).
     fn abstract_block(
         &self,
+        start: &AbstractState,
         pf: &PathFormula,
         predicates: &[Predicate],
         known: &ExplicitState,
@@ -128,21 +158,44 @@ impl PredicateCpa<'_> {
         let mut open = Vec::new();
         for p in predicates {
             // Predicates wrap around on signed overflow, as their encoding does.
-            match semantics::eval(p.expr(), &|v| known.get(v), SignedOverflow::Wrap) {
-                Ok(Some(value)) => fixed.push(Literal {
+            let value = match semantics::eval(p.expr(), &|v| known.get(v), SignedOverflow::Wrap) {
+                Ok(Some(value)) => Some(value != 0),
+                _ if unchanged_in_block(pf, p.expr()) => start.fixes(p.expr()),
+                _ => None,
+            };
+            match value {
+                Some(positive) => fixed.push(Literal {
                     predicate: p.clone(),
-                    positive: value != 0,
+                    positive,
                 }),
-                _ => open.push(p.clone()),
+                None => open.push(p.clone()),
             }
         }
-        if open.is_empty() && !fixed.is_empty() {
+        if open.is_empty() {
             if unchecked && matches!(self.config.check(&pf.formula), Satisfiability::Unsat) {
                 return AbstractState::bottom();
             }
             return AbstractState {
+                minterms: !fixed.is_empty(),
                 cubes: vec![fixed],
+            };
+        }
+        // A block that decided all its branches and wrote none of the open predicates'
+        // variables keeps their combinations from its start: the start's minterms over them.
+        if let Some(cubes) = (!unchecked)
+            .then(|| start.project(&open))
+            .flatten()
+            .filter(|_| open.iter().all(|p| unchanged_in_block(pf, p.expr())))
+        {
+            return AbstractState {
                 minterms: true,
+                cubes: cubes
+                    .into_iter()
+                    .map(|mut cube| {
+                        cube.extend(fixed.iter().cloned());
+                        cube
+                    })
+                    .collect(),
             };
         }
         // Minterms over `open` plus the same fixed literals are minterms over all predicates.
@@ -152,6 +205,30 @@ impl PredicateCpa<'_> {
         }
         abs
     }
+}
+
+/// True if the block `pf` has not written any variable of `e`: its value is the one at the
+/// block start.
+fn unchanged_in_block(pf: &PathFormula, e: &Expr) -> bool {
+    e.vars().iter().all(|&v| pf.ssa.get(v) == 0)
+}
+
+/// The truth of branch condition `cond` after the block `pf` that the block's start
+/// abstraction `start` fixes: every cube has the literal of its predicate and the block has
+/// not written any of its variables. `None` as well for a condition whose evaluation can be
+/// undefined (the path formula excludes those paths, the predicate wraps around).
+fn fixed_since_start(
+    start: &AbstractState,
+    pf: &PathFormula,
+    cond: &Expr,
+    program: &Program,
+) -> Option<bool> {
+    if !unchanged_in_block(pf, cond)
+        || !semantics::defined_conditions(cond, program.signed_overflow).is_empty()
+    {
+        return None;
+    }
+    start.fixes(cond)
 }
 
 /// The values an abstract state fixes: `x == c` literals that hold in every cube.
@@ -230,11 +307,18 @@ impl Cpa for PredicateCpa<'_> {
             },
         };
         let decided = match (step, &edge.op) {
-            (Step::Edge(_), Operation::Assume { cond, .. }) => {
-                matches!(
+            (Step::Edge(_), Operation::Assume { cond, branch }) => {
+                let by_values = matches!(
                     semantics::eval(cond, &|v| state.known.get(v), program.signed_overflow),
                     Ok(Some(_))
-                )
+                );
+                // Else the start abstraction may fix the condition's truth.
+                by_values
+                    || match fixed_since_start(&state.abstraction, &state.pf, cond, program) {
+                        Some(value) if value != *branch => return Ok(Transfer::Successors(Vec::new())),
+                        Some(_) => true,
+                        None => false,
+                    }
             }
             _ => true,
         };
@@ -248,7 +332,8 @@ impl Cpa for PredicateCpa<'_> {
         if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
             let reused = self.previous.zip(track).and_then(|(previous, t)| {
-                let abstract_new = |new: &[Predicate]| self.abstract_block(&pf, new, &known, unchecked);
+                let abstract_new =
+                    |new: &[Predicate]| self.abstract_block(&state.abstraction, &pf, new, &known, unchecked);
                 let abs = previous.reuse(t, &pf, &predicates, program, &self.config, abstract_new)?;
                 Some((Rc::new(abs), t))
             });
@@ -270,7 +355,7 @@ impl Cpa for PredicateCpa<'_> {
             }
             // Sound in every case: solver failures fall back to weaker abstractions, and
             // `false` comes only from an unsatisfiable block formula.
-            let abs = self.abstract_block(&pf, &predicates, &known, unchecked);
+            let abs = self.abstract_block(&state.abstraction, &pf, &predicates, &known, unchecked);
             if abs.is_bottom() {
                 return Ok(Transfer::Successors(Vec::new()));
             }
@@ -370,6 +455,24 @@ pub enum PredicateSharing {
     Global,
 }
 
+/// Where blocks end (seed 000 §III: adjustable block encoding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlockEncoding {
+    /// Abstraction at loop heads, function entries and exits, and error locations only: a
+    /// block is every path between two of them, and `n` branches in a row are `2^n` paths,
+    /// each abstracted on its own.
+    Loops,
+    /// Also where paths join (locations with two or more incoming edges) in functions
+    /// without loops, whose whole body is otherwise one block: the paths of a branch meet in
+    /// one abstraction, and states that abstract alike cover each other there — what merging
+    /// the paths of a large block achieves, on an ARG that stays a tree. In a function with
+    /// loops every iteration is a block already; there, joins as block ends cost more
+    /// refinements than they save (Table II's ssh tasks: s3_clnt_1.cil-1 from 16 s to a 60 s
+    /// timeout, one local predicate per join and refinement).
+    #[default]
+    Joins,
+}
+
 /// Options of the predicate analysis beyond the engine's.
 #[derive(Debug, Clone, Copy)]
 pub struct PredicateOptions {
@@ -381,6 +484,7 @@ pub struct PredicateOptions {
     pub max_path_formula: Option<u64>,
     pub refinement: RefinementOptions,
     pub sharing: PredicateSharing,
+    pub encoding: BlockEncoding,
 }
 
 impl Default for PredicateOptions {
@@ -391,6 +495,7 @@ impl Default for PredicateOptions {
             max_path_formula: None,
             refinement: RefinementOptions::default(),
             sharing: PredicateSharing::default(),
+            encoding: BlockEncoding::default(),
         }
     }
 }
@@ -555,7 +660,13 @@ pub fn run<T>(
         solver: predicate.solver.until(deadline),
         ..*predicate
     };
-    let cpa = PredicateCpa::new(program, predicate.solver, predicate.abstraction_limit).continuing(previous);
+    let cpa = PredicateCpa::new(
+        program,
+        predicate.solver,
+        predicate.abstraction_limit,
+        predicate.encoding,
+    )
+    .continuing(previous);
     // Path formulas and abstractions hold one copy of each local, so a call of a function
     // that is already active is cut (a give-up, never explored), whatever was asked.
     let mut give_up = options.give_up.clone();

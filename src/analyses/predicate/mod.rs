@@ -33,5 +33,6 @@ pub mod refinement;
 pub mod solver;
 
 pub use cpa::{
-    loop_invariants, verify, verify_with, PredicateCpa, PredicateOptions, PredicateSharing, PredicateState,
+    loop_invariants, verify, verify_with, BlockEncoding, PredicateCpa, PredicateOptions, PredicateSharing,
+    PredicateState,
 };
