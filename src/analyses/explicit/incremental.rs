@@ -38,8 +38,8 @@ use crate::cfa::{EdgeId, FuncId, LocId, Program, Scope, VarId};
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::{Guide, Reuse};
 use crate::cpa::Step;
-use std::cell::RefCell;
 use rustc_hash::FxHashSet;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
