@@ -1,7 +1,8 @@
 //! Programs of our own with `float`, `double` and unions for type punning: the explicit
 //! analysis tracks float values bit for bit (rounding, infinities, NaN, punned bytes) and
-//! decides them; the predicate and CHC analyses, which leave float operations unconstrained,
-//! never answer wrongly; what Baton does not model is rejected with the program's line.
+//! decides them; the predicate and CHC analyses (Z3's floating-point theory, see
+//! `smt_theories.rs`) never answer wrongly; what Baton does not model is rejected with the
+//! program's line.
 
 use baton::analyses::{replay_to_error, run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::types::DataModel;
@@ -87,8 +88,8 @@ fn explicit_analysis_decides_float_programs_exactly() {
     }
 }
 
-/// Float operations are unconstrained values for the predicate and CHC encodings: a `true`
-/// must still hold and a `false` must replay, whatever the floats do.
+/// The predicate and CHC encodings of float operations: a `true` must hold and a `false` must
+/// replay.
 #[test]
 fn predicate_and_chc_analyses_stay_sound_on_floats() {
     let nondet_bug = "int main(void) { float x = __VERIFIER_nondet_float(); float y = x * 2.0f; if (y != y) reach_error(); return 0; }";

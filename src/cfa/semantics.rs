@@ -77,12 +77,14 @@ impl SignedOverflow {
     pub fn assumption(self) -> &'static str {
         match self {
             SignedOverflow::Undefined => {
-                "paths with undefined behaviour (signed overflow, division by zero, shift out of range) \
-                 excluded, as sv-benchmarks assumes"
+                "paths with undefined behaviour (signed overflow, division by zero, shift out of range, \
+                 float to integer conversion out of range, array access out of bounds) excluded, as \
+                 sv-benchmarks assumes"
             }
             SignedOverflow::Wrap => {
                 "signed-overflow: wrap; paths with other undefined behaviour (division by zero, \
-                 shift out of range) excluded"
+                 shift out of range, float to integer conversion out of range, array access out of \
+                 bounds) excluded"
             }
         }
     }

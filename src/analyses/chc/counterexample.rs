@@ -22,7 +22,7 @@ fn frame_state(program: &Program, encoding: Encoding, frame: usize) -> Vec<Dynam
         .variables
         .iter()
         .enumerate()
-        .map(|(i, v)| Dynamic::new_const(format!("f{frame}.v{i}"), &encoding.sort(v.ty)))
+        .map(|(i, v)| Dynamic::new_const(format!("f{frame}.v{i}"), &encoding.sort(v)))
         .collect()
 }
 

@@ -10,9 +10,8 @@
 //! over the variables live there.
 
 use super::integers::{in_range, int_var, IntPath};
-use crate::analyses::predicate::formula::{var_term, EncodeError, PathFormula};
-use crate::cfa::types::IntType;
-use crate::cfa::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, Scope, VarId};
+use crate::analyses::predicate::formula::{state_sort, state_term, EncodeError, PathFormula};
+use crate::cfa::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, Scope, VarId, Variable};
 use crate::cpa::Step;
 use std::collections::HashMap;
 use thiserror::Error;
@@ -362,19 +361,19 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    /// The sort of a variable of type `ty`.
-    pub fn sort(self, ty: IntType) -> Sort {
+    /// The sort of a program variable (an array's is a Z3 array with bit-precise terms).
+    pub fn sort(self, var: &Variable) -> Sort {
         match self {
             Encoding::Integers => Sort::int(),
-            Encoding::Bits => Sort::bitvector(u32::from(ty.bits)),
+            Encoding::Bits => state_sort(var.ty, var.array.is_some()),
         }
     }
 
     /// The constant of `var` at SSA index `index`.
-    fn var(self, program: &Program, var: VarId, index: u32) -> Dynamic {
+    fn var(self, program: &Program, var: VarId, index: u32) -> Result<Dynamic, EncodeError> {
         match self {
-            Encoding::Integers => Dynamic::from_ast(&int_var(var, index)),
-            Encoding::Bits => Dynamic::from_ast(&var_term(var, program.variable(var).ty, index)),
+            Encoding::Integers => Ok(Dynamic::from_ast(&int_var(var, index))),
+            Encoding::Bits => state_term(program, var, index),
         }
     }
 }
@@ -431,13 +430,16 @@ impl HornSystem {
                 (path.parts, path.ssa, path.exact)
             }
         };
-        let start = start_vars.iter().map(|&v| encoding.var(program, v, 0)).collect();
+        let start = start_vars
+            .iter()
+            .map(|&v| encoding.var(program, v, 0))
+            .collect::<Result<_, _>>()?;
         let end = match clause.to {
             To::CutPoint(d) => self.cut_points[d]
                 .vars
                 .iter()
                 .map(|&v| encoding.var(program, v, ssa.get(v)))
-                .collect(),
+                .collect::<Result<_, _>>()?,
             To::Error => Vec::new(),
         };
         if formula.is_empty() {

@@ -12,10 +12,11 @@
 //! path then says it is not [`IntPath::exact`].
 
 use crate::analyses::predicate::formula::{EncodeError, SsaMap};
+use crate::analyses::predicate::step::{step_effect, StepEffect};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics::SignedOverflow;
 use crate::cfa::types::IntType;
-use crate::cfa::{FuncId, Operation, Program, VarId};
+use crate::cfa::{Program, VarId};
 use crate::cpa::Step;
 use std::sync::atomic::{AtomicU64, Ordering};
 use z3::ast::{Bool, Int};
@@ -392,24 +393,7 @@ impl IntPath {
 
     /// Extends by `step`, its undefined behaviour excluded.
     pub fn extend(&mut self, step: Step, program: &Program) -> Result<(), EncodeError> {
-        let edge_id = step.edge();
-        let edge = program
-            .edges
-            .get(edge_id.index())
-            .ok_or(EncodeError::NoSuchEdge(edge_id))?;
-        let var_ty = |v: VarId| {
-            program
-                .variables
-                .get(v.index())
-                .map(|x| x.ty)
-                .ok_or(EncodeError::NoSuchVariable(v.0))
-        };
-        let function = |f: FuncId| {
-            program
-                .functions
-                .get(f.index())
-                .ok_or(EncodeError::NoSuchFunction(f.0))
-        };
+        let effect = step_effect(step, program)?;
         let before = self.ssa.clone();
         let mut enc = Encoder {
             program,
@@ -421,80 +405,48 @@ impl IntPath {
         };
         // (variable, value) writes, made after every read of the step.
         let mut writes: Vec<(VarId, Val)> = Vec::new();
-        match (step, &edge.op) {
-            (Step::Return { call }, op) => {
-                let Operation::Call { callee, result, .. } = op else {
-                    return Err(EncodeError::NotACall {
-                        at: program.describe(edge.source),
-                        step: step.to_string(),
-                        call,
-                    });
-                };
-                if let (Some(res), Some(rv)) = (result, function(*callee)?.return_var) {
-                    let v = Val::of_type(int_var(rv, before.get(rv)), var_ty(rv)?);
-                    writes.push((*res, enc.convert(v, var_ty(rv)?, var_ty(*res)?)));
+        match effect {
+            StepEffect::Nothing => {}
+            StepEffect::ReturnFromCall { result, .. } => {
+                if let Some((res, rv)) = result {
+                    let v = Val::of_type(int_var(rv.var, before.get(rv.var)), rv.ty);
+                    writes.push((res.var, enc.convert(v, rv.ty, res.ty)));
                 }
             }
-            (Step::Edge(_), op) => match op {
-                Operation::Skip
-                | Operation::Error { .. }
-                | Operation::Abort { .. }
-                | Operation::Exit { .. } => {}
-                Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
-                    let v = enc.value(e);
-                    writes.push((*var, enc.convert(v, e.ty, var_ty(*var)?)));
-                }
-                Operation::Declare { var, init: None } => {
-                    let ty = var_ty(*var)?;
-                    let v = fresh("uninit");
+            StepEffect::Assign { target, value } => {
+                let v = enc.value(value);
+                writes.push((target.var, enc.convert(v, value.ty, target.ty)));
+            }
+            StepEffect::Uninitialized { target } => {
+                let v = fresh("uninit");
+                enc.side.push(in_range(&v, target.ty));
+                writes.push((target.var, Val::of_type(v, target.ty)));
+            }
+            // Array contents are not tracked: a load yields any value of its type, a store or
+            // the creation of an array changes nothing the relations hold (an
+            // over-approximation; the bit-precise encoding has arrays).
+            StepEffect::Load { target, .. } => {
+                let v = enc.unmodelled(target.ty);
+                writes.push((target.var, v));
+            }
+            StepEffect::Store { .. } | StepEffect::CreateArray { .. } => enc.exact = false,
+            StepEffect::Nondet { target, ty } => {
+                if let Some(t) = target {
+                    let v = fresh("nondet");
                     enc.side.push(in_range(&v, ty));
-                    writes.push((*var, Val::of_type(v, ty)));
+                    writes.push((t.var, enc.convert(Val::of_type(v, ty), ty, t.ty)));
                 }
-                // Array contents are not tracked: a load yields any value of its type and a
-                // store changes nothing the relations hold (an over-approximation).
-                Operation::Load { lhs, .. } => {
-                    let ty = var_ty(*lhs)?;
-                    let v = enc.unmodelled(ty);
-                    writes.push((*lhs, v));
+            }
+            StepEffect::Assume { cond, branch } => {
+                let c = enc.condition(cond);
+                enc.side.push(if branch { c } else { c.not() });
+            }
+            StepEffect::Call { params, .. } => {
+                for (p, a) in params {
+                    let v = enc.value(a);
+                    writes.push((p.var, enc.convert(v, a.ty, p.ty)));
                 }
-                Operation::Store { .. } => enc.exact = false,
-                Operation::Nondet { lhs, ty, .. } => {
-                    if let Some(var) = lhs {
-                        let v = fresh("nondet");
-                        enc.side.push(in_range(&v, *ty));
-                        writes.push((*var, enc.convert(Val::of_type(v, *ty), *ty, var_ty(*var)?)));
-                    }
-                }
-                Operation::Assume { cond, branch } => {
-                    let c = enc.condition(cond);
-                    enc.side.push(if *branch { c } else { c.not() });
-                }
-                Operation::Call { callee, args, .. } => {
-                    let f = function(*callee)?;
-                    if f.params.len() != args.len() {
-                        return Err(EncodeError::ArgumentCount {
-                            at: program.describe(edge.source),
-                            callee: f.name.clone(),
-                            args: args.len(),
-                            params: f.params.len(),
-                        });
-                    }
-                    for (p, a) in f.params.iter().zip(args) {
-                        let v = enc.value(a);
-                        writes.push((*p, enc.convert(v, a.ty, var_ty(*p)?)));
-                    }
-                }
-                Operation::Return { value } => {
-                    let loc = program
-                        .locations
-                        .get(edge.from.index())
-                        .ok_or(EncodeError::NoSuchLocation(edge.from.0))?;
-                    if let (Some(e), Some(rv)) = (value, function(loc.func)?.return_var) {
-                        let v = enc.value(e);
-                        writes.push((rv, enc.convert(v, e.ty, var_ty(rv)?)));
-                    }
-                }
-            },
+            }
         }
         self.exact &= enc.exact;
         self.parts.append(&mut enc.side);
@@ -514,7 +466,7 @@ mod tests {
     use super::*;
     use crate::cfa::semantics;
     use crate::cfa::types::DataModel;
-    use crate::cfa::{Scope, Variable};
+    use crate::cfa::{FuncId, Scope, Variable};
     use z3::ast::Ast;
 
     const TYPES: [IntType; 7] = [

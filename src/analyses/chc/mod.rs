@@ -248,7 +248,7 @@ fn spacer(
             let sorts: Vec<Sort> = c
                 .vars
                 .iter()
-                .map(|v| encoding.sort(program.variable(*v).ty))
+                .map(|v| encoding.sort(program.variable(*v)))
                 .collect();
             let refs: Vec<&Sort> = sorts.iter().collect();
             FuncDecl::new(format!("{}#{i}", c.loc), &refs, &Sort::bool())

@@ -281,13 +281,6 @@ impl Cpa for PredicateCpa<'_> {
             .edges
             .get(step.edge().index())
             .ok_or_else(|| CpaError(format!("no edge {}", step.edge())))?;
-        // Memory (arrays) is not modelled yet: such a path is cut, never proved.
-        if matches!(step, Step::Edge(_)) && edge.op.touches_memory(program) {
-            return Ok(Transfer::GiveUp(format!(
-                "unmodelled memory operation at {}",
-                program.describe(edge.source)
-            )));
-        }
         let known = match self.explicit.transfer(&state.known, step, &(), program)? {
             // The known values already rule the step out.
             Transfer::Successors(mut next) => match next.pop() {

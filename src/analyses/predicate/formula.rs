@@ -18,18 +18,21 @@
 //! Predicates are encoded with wrap-around for signed overflow
 //! ([`ExprEncoder::for_predicates`]).
 
+use super::ieee;
 use super::solver::{Satisfiability, SolverConfig};
+use super::step::{step_effect, StepEffect, Typed};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::cfa::memory::{ArrayShape, Extent};
 use crate::cfa::semantics::SignedOverflow;
 use crate::cfa::types::IntType;
-use crate::cfa::{EdgeId, FuncId, Operation, Program, Scope, VarId};
+use crate::cfa::{EdgeId, FuncId, Program, Scope, VarId};
 use crate::cpa::Step;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
-use z3::ast::{Bool, BV};
-use z3::Model;
+use z3::ast::{Array, Bool, Dynamic, Float, BV};
+use z3::{Model, Sort};
 
 /// A formula that cannot be built from the CFA (malformed program parts).
 #[derive(Debug, Clone, Error)]
@@ -116,6 +119,9 @@ pub struct PathFormula {
     pub nondets: im::Vector<NondetTerm>,
     /// Values of declarations without initialiser (the interpreter uses 0 for them).
     pub uninitialized: im::Vector<BV>,
+    /// For each array declared without initialiser: "all its elements are 0" (the
+    /// interpreter's choice).
+    pub uninitialized_arrays: im::Vector<Bool>,
     /// Number of steps encoded.
     pub length: usize,
     /// The calls entered and not yet returned from on this path, innermost last.
@@ -139,7 +145,7 @@ impl fmt::Display for PathFormula {
 /// Unique suffix for fresh auxiliary constants (UB results, nondets without target, Skolems).
 static FRESH: AtomicU64 = AtomicU64::new(0);
 
-fn fresh_name(prefix: &str) -> String {
+pub(crate) fn fresh_name(prefix: &str) -> String {
     format!("{prefix}!{}", FRESH.fetch_add(1, Ordering::Relaxed))
 }
 
@@ -202,14 +208,66 @@ fn convert(v: &BV, from_signed: bool, to: IntType) -> BV {
     }
 }
 
-/// A value of type `from` converted to `to`: a fresh value when either is a float type and
-/// they differ (IEEE-754 conversions are not modelled), else [`convert`].
-fn convert_from(v: &BV, from: IntType, to: IntType) -> BV {
-    if from != to && (from.is_float() || to.is_float()) {
-        BV::new_const(fresh_name("float"), u32::from(to.bits))
-    } else {
-        convert(v, from.signed, to)
+/// A value of type `from` converted to `to` as C does ([`convert`] between integer types,
+/// [`ieee`] conversions where a float type is involved); the condition under which the
+/// conversion is undefined (a floating value an integer type cannot hold) goes to `undefined`.
+fn convert_from(v: &BV, from: IntType, to: IntType, undefined: &mut Vec<Bool>) -> BV {
+    match (from.is_float(), to.is_float()) {
+        _ if from == to => v.clone(),
+        (false, false) => convert(v, from.signed, to),
+        (false, true) => ieee::to_bits(&ieee::from_integer(v, from.signed, to), to),
+        (true, true) => ieee::to_bits(&ieee::to_float_type(&ieee::from_bits(v, from), from, to), to),
+        (true, false) => {
+            let (value, ub) = ieee::to_integer(&ieee::from_bits(v, from), from, to);
+            undefined.push(ub);
+            value
+        }
     }
+}
+
+/// The Z3 array of array variable `var` (elements of type `ty`) at SSA index `index`: flat
+/// (row-major, [`crate::cfa::memory`]) 64-bit positions to element bit-vectors.
+pub fn array_term(var: VarId, ty: IntType, index: u32) -> Array {
+    Array::new_const(
+        format!("a{}@{}", var.0, index),
+        &Sort::bitvector(64),
+        &Sort::bitvector(u32::from(ty.bits)),
+    )
+}
+
+/// The term of program variable `var` at SSA index `index`: an [`array_term`] for an array,
+/// else a [`var_term`] (the arguments of Horn relations).
+pub fn state_term(program: &Program, var: VarId, index: u32) -> Result<Dynamic, EncodeError> {
+    let v = program
+        .variables
+        .get(var.index())
+        .ok_or(EncodeError::NoSuchVariable(var.0))?;
+    Ok(match v.array {
+        Some(_) => Dynamic::from_ast(&array_term(var, v.ty, index)),
+        None => Dynamic::from_ast(&var_term(var, v.ty, index)),
+    })
+}
+
+/// The sort of [`state_term`] for a variable declared with type `ty`, `array` if it is one.
+pub fn state_sort(ty: IntType, array: bool) -> Sort {
+    let element = Sort::bitvector(u32::from(ty.bits));
+    if array {
+        Sort::array(&Sort::bitvector(64), &element)
+    } else {
+        element
+    }
+}
+
+/// The static contents of a global array: its initial elements, every other one 0.
+fn initial_array(shape: &ArrayShape, ty: IntType) -> Array {
+    let bits = u32::from(ty.bits);
+    let zero = Array::const_array(&Sort::bitvector(64), &bv_const(0, bits));
+    shape.initial.iter().fold(zero, |a, &(at, value)| {
+        a.store(
+            &bv_const(i128::from(at), 64),
+            &bv_const(ty.normalize(value), bits),
+        )
+    })
 }
 
 /// True if `exact` (a signed value of its width) is outside the range of the signed type of
@@ -312,28 +370,18 @@ impl<'a> ExprEncoder<'a> {
         let ty = expr.ty;
         let bits = u32::from(ty.bits);
         if expr.is_float_operation() {
-            // IEEE-754 arithmetic is not modelled: any value (sound; a counterexample through
-            // it is replayed on the interpreter before it counts).
-            return BV::new_const(fresh_name("float"), bits);
+            return self.float_operation(expr);
         }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 let term = var_term(*v, declared, self.ssa.get(*v));
-                if declared == ty {
-                    term
-                } else {
-                    convert_from(&term, declared, ty)
-                }
+                convert_from(&term, declared, ty, &mut self.undefined)
             }
             ExprKind::Cast(e) => {
                 let inner = self.value(e);
-                if e.ty == ty {
-                    inner
-                } else {
-                    convert_from(&inner, e.ty, ty)
-                }
+                convert_from(&inner, e.ty, ty, &mut self.undefined)
             }
             // Same size: the bits are the value.
             ExprKind::Bitcast(e) => self.value(e),
@@ -374,14 +422,17 @@ impl<'a> ExprEncoder<'a> {
     /// `expr != 0` as a Boolean formula (comparisons and `!` directly, without going through
     /// an `int` 0/1).
     pub fn condition(&mut self, expr: &Expr) -> Bool {
-        if expr.is_float_operation() || expr.ty.is_float() {
-            // A float is zero also as -0.0: whether it is, is not modelled.
-            return Bool::new_const(fresh_name("float"));
-        }
         match &expr.kind {
             ExprKind::Binary(op, a, b) if op.is_comparison() => self.comparison(*op, a, b),
+            // `!x` of a float is "x compares equal to 0" (also -0.0).
+            ExprKind::Unary(UnaryOp::LogNot, e) if e.ty.is_float() => self.float_term(e).is_zero(),
             ExprKind::Unary(UnaryOp::LogNot, e) => self.condition(e).not(),
-            ExprKind::Cast(e) if !expr.ty.is_bool() && expr.ty.bits >= e.ty.bits => {
+            ExprKind::Cast(e)
+                if !expr.ty.is_bool()
+                    && !expr.ty.is_float()
+                    && !e.ty.is_float()
+                    && expr.ty.bits >= e.ty.bits =>
+            {
                 // Widening keeps zero-ness.
                 self.condition(e)
             }
@@ -394,6 +445,15 @@ impl<'a> ExprEncoder<'a> {
     }
 
     fn comparison(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Bool {
+        if a.ty.is_float() || b.ty.is_float() {
+            if a.ty != b.ty {
+                // The frontend compares floats of one type; anything else is not modelled.
+                return Bool::new_const(fresh_name("float"));
+            }
+            let x = self.float_term(a);
+            let y = self.float_term(b);
+            return ieee::compare(op, &x, &y).unwrap_or_else(|| Bool::from_bool(false));
+        }
         let x = self.value(a);
         let y = self.value(b);
         let (x, y, signed) = if a.ty == b.ty {
@@ -443,6 +503,117 @@ impl<'a> ExprEncoder<'a> {
         let fresh = BV::new_const(fresh_name("ub"), defined.get_size());
         self.undefined.push(ub.clone());
         ub.ite(&fresh, &defined)
+    }
+
+    /// The bits of an operation with a float operand or result ([`Expr::is_float_operation`]).
+    fn float_operation(&mut self, expr: &Expr) -> BV {
+        let ty = expr.ty;
+        let bits = u32::from(ty.bits);
+        match &expr.kind {
+            // Negation flips the sign bit, also of NaN: exact on the bits.
+            ExprKind::Unary(UnaryOp::Neg, e) if ty.is_float() && e.ty == ty => {
+                let x = self.value(e);
+                ieee::negate_bits(&x, ty)
+            }
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let c = self.comparison(*op, a, b);
+                bool_to_bv(&c, bits)
+            }
+            ExprKind::Unary(UnaryOp::LogNot, e) if e.ty.is_float() => {
+                let c = self.float_term(e).is_zero();
+                bool_to_bv(&c, bits)
+            }
+            ExprKind::Cast(e) if !ty.is_float() && e.ty.is_float() => {
+                let x = self.float_term(e);
+                let (value, ub) = ieee::to_integer(&x, e.ty, ty);
+                self.undefined.push(ub);
+                value
+            }
+            _ if ty.is_float() => {
+                let x = self.float_term(expr);
+                ieee::to_bits(&x, ty)
+            }
+            // An integer result of another operation on float operands (`%`, shifts, bitwise
+            // operators): undefined, as in the interpreter.
+            _ => self.undefined_value(bits),
+        }
+    }
+
+    /// `v`, a value of type `from`, converted to `to` as C does (see [`convert_from`]).
+    pub fn convert(&mut self, v: &BV, from: IntType, to: IntType) -> BV {
+        convert_from(v, from, to, &mut self.undefined)
+    }
+
+    /// A fresh value where evaluation is certainly undefined (the path is infeasible).
+    fn undefined_value(&mut self, bits: u32) -> BV {
+        self.undefined.push(Bool::from_bool(true));
+        BV::new_const(fresh_name("ub"), bits)
+    }
+
+    /// The IEEE value of `expr`, an expression of float type: operations directly in Z3's
+    /// floating-point theory, everything else from its bits.
+    fn float_term(&mut self, expr: &Expr) -> Float {
+        let ty = expr.ty;
+        match &expr.kind {
+            ExprKind::Binary(op, a, b) if a.ty == ty && b.ty == ty => {
+                let x = self.float_term(a);
+                let y = self.float_term(b);
+                ieee::arithmetic(*op, &x, &y).unwrap_or_else(|| {
+                    let any = self.undefined_value(u32::from(ty.bits));
+                    ieee::from_bits(&any, ty)
+                })
+            }
+            ExprKind::Unary(UnaryOp::Neg, e) if e.ty == ty => self.float_term(e).unary_neg(),
+            ExprKind::Cast(e) if e.ty.is_float() => {
+                let x = self.float_term(e);
+                ieee::to_float_type(&x, e.ty, ty)
+            }
+            ExprKind::Cast(e) => {
+                let v = self.value(e);
+                ieee::from_integer(&v, e.ty.signed, ty)
+            }
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Bitcast(_) => {
+                let bits = self.value(expr);
+                ieee::from_bits(&bits, ty)
+            }
+            // Operators C does not define on floats (`~`), or operand types the frontend does
+            // not produce: undefined, as the interpreter has it.
+            _ => {
+                let any = self.undefined_value(u32::from(ty.bits));
+                ieee::from_bits(&any, ty)
+            }
+        }
+    }
+
+    /// The row-major position of the element `index` of `array` as a 64-bit vector, each index
+    /// checked against its dimension's extent (an access out of bounds is undefined).
+    pub fn element_index(&mut self, array: VarId, index: &[Expr]) -> Result<BV, EncodeError> {
+        let program = self.program;
+        let shape = program
+            .variables
+            .get(array.index())
+            .and_then(|v| v.array.as_ref())
+            .ok_or(EncodeError::NoSuchVariable(array.0))?;
+        if shape.dims.len() != index.len() {
+            return Ok(self.undefined_value(64));
+        }
+        let mut flat = bv_const(0, 64);
+        for (dim, e) in shape.dims.iter().zip(index) {
+            let extent = match dim {
+                Extent::Fixed(n) => bv_const(i128::from(*n), 64),
+                Extent::Var(x) => {
+                    let t = self.var_type(*x, IntType::LLONG);
+                    resize(&var_term(*x, t, self.ssa.get(*x)), t.signed, 64)
+                }
+            };
+            let i = self.value(e);
+            // Compared as exact values: 66 bits hold every index and extent.
+            let (iw, ew) = (resize(&i, e.ty.signed, 66), extent.zero_ext(2));
+            let inside = Bool::and(&[iw.bvsge(bv_const(0, 66)), iw.bvslt(&ew)]);
+            self.undefined.push(inside.not());
+            flat = flat.bvmul(&extent).bvadd(resize(&i, e.ty.signed, 64));
+        }
+        Ok(flat)
     }
 
     fn arithmetic(&mut self, op: BinaryOp, a: &Expr, b: &Expr, ty: IntType) -> BV {
@@ -578,6 +749,7 @@ impl PathFormula {
             ssa: SsaMap::new(),
             nondets: im::Vector::new(),
             uninitialized: im::Vector::new(),
+            uninitialized_arrays: im::Vector::new(),
             length: 0,
             frames: im::Vector::new(),
         }
@@ -587,8 +759,9 @@ impl PathFormula {
     pub fn program_start(program: &Program) -> PathFormula {
         let parts: Vec<Bool> = program
             .globals()
-            .map(|(id, v)| {
-                var_term(id, v.ty, 0).eq(bv_const(v.ty.normalize(v.initial), u32::from(v.ty.bits)))
+            .map(|(id, v)| match &v.array {
+                Some(shape) => array_term(id, v.ty, 0).eq(initial_array(shape, v.ty)),
+                None => var_term(id, v.ty, 0).eq(bv_const(v.ty.normalize(v.initial), u32::from(v.ty.bits))),
             })
             .collect();
         PathFormula::starting_with(Bool::and(&parts))
@@ -630,71 +803,19 @@ impl PathFormula {
         step: Step,
         program: &Program,
     ) -> Result<(PathFormula, Option<Bool>), EncodeError> {
-        let edge_id = step.edge();
-        let edge = program
-            .edges
-            .get(edge_id.index())
-            .ok_or(EncodeError::NoSuchEdge(edge_id))?;
-        let var_ty = |v: VarId| {
-            program
-                .variables
-                .get(v.index())
-                .map(|x| x.ty)
-                .ok_or(EncodeError::NoSuchVariable(v.0))
-        };
-        let function = |f: crate::cfa::FuncId| {
-            program
-                .functions
-                .get(f.index())
-                .ok_or(EncodeError::NoSuchFunction(f.0))
-        };
+        let effect = step_effect(step, program)?;
         let mut next = self.clone();
         next.length += 1;
         let mut conjuncts: Vec<Bool> = Vec::new();
-        let mut undefined: Vec<Bool> = Vec::new();
-        // Encodes `expr` at the current (pre-step) map.
-        let eval = |expr: &Expr, ssa: &SsaMap, undefined: &mut Vec<Bool>| {
-            let mut enc = ExprEncoder::new(program, ssa);
-            let v = enc.value(expr);
-            undefined.extend(enc.undefined);
-            v
-        };
-        // Writes `value` (already of the variable's type) to `var` at a new index.
-        let assign = |var: VarId, value: BV, next: &mut PathFormula| -> Result<Bool, EncodeError> {
-            let ty = program
-                .variables
-                .get(var.index())
-                .ok_or(EncodeError::NoSuchVariable(var.0))?
-                .ty;
-            let idx = next.ssa.bump(var);
-            let value = if value.get_size() == u32::from(ty.bits) {
-                value
-            } else {
-                resize(&value, false, u32::from(ty.bits))
-            };
-            Ok(var_term(var, ty, idx).eq(&value))
-        };
-        match (step, &edge.op) {
-            (Step::Return { call }, op) => {
-                let Operation::Call { callee, result, .. } = op else {
-                    return Err(EncodeError::NotACall {
-                        at: program.describe(edge.source),
-                        step: step.to_string(),
-                        call,
-                    });
-                };
-                let f = function(*callee)?;
-                let value = match (result, f.return_var) {
-                    (Some(res), Some(rv)) => {
-                        let rv_ty = var_ty(rv)?;
-                        let res_ty = var_ty(*res)?;
-                        Some((
-                            *res,
-                            convert_from(&var_term(rv, rv_ty, self.ssa.get(rv)), rv_ty, res_ty),
-                        ))
-                    }
-                    _ => None,
-                };
+        // Every expression is read at the map before the step.
+        let mut enc = ExprEncoder::new(program, &self.ssa);
+        match effect {
+            StepEffect::Nothing => {}
+            StepEffect::ReturnFromCall { result, .. } => {
+                let value = result.map(|(res, rv)| {
+                    let v = var_term(rv.var, rv.ty, self.ssa.get(rv.var));
+                    (res, enc.convert(&v, rv.ty, res.ty))
+                });
                 // (A path that starts inside the callee has no frame for this call.)
                 if let Some(frame) = next.frames.pop_back() {
                     for &(var, index) in frame.saved.iter().flat_map(|s| s.iter()) {
@@ -702,155 +823,144 @@ impl PathFormula {
                     }
                 }
                 if let Some((res, value)) = value {
-                    conjuncts.push(assign(res, value, &mut next)?);
+                    conjuncts.push(next.assign(res, value));
                 }
             }
-            (Step::Edge(_), op) => match op {
-                Operation::Skip
-                | Operation::Error { .. }
-                | Operation::Abort { .. }
-                | Operation::Exit { .. } => {}
-                // Memory is not encoded: a loaded value is unconstrained, a store and the
-                // creation of an array change no scalar (an over-approximation; the predicate
-                // analysis gives up on such steps, and paths are replayed before they count).
-                Operation::Load { lhs, .. } => {
-                    next.ssa.bump(*lhs);
+            StepEffect::Assign { target, value } => {
+                let v = enc.value(value);
+                let v = enc.convert(&v, value.ty, target.ty);
+                conjuncts.push(next.assign(target, v));
+            }
+            StepEffect::Uninitialized { target } => {
+                let idx = next.ssa.bump(target.var);
+                next.uninitialized.push_back(var_term(target.var, target.ty, idx));
+            }
+            // Arrays are Z3 arrays from flat positions to elements (see `array_term`).
+            StepEffect::CreateArray { array, fill } => {
+                // A variable extent must be positive.
+                let shape = program.variable(array.var).array.iter();
+                for x in shape.flat_map(|s| s.extent_vars()) {
+                    let t = enc.var_type(x, IntType::LLONG);
+                    let n = var_term(x, t, self.ssa.get(x));
+                    let zero = bv_const(0, n.get_size());
+                    enc.undefined
+                        .push(if t.signed { n.bvsle(&zero) } else { n.eq(&zero) });
                 }
-                Operation::Store { .. } => {}
-                Operation::Declare { var, .. }
-                    if program
-                        .variables
-                        .get(var.index())
-                        .is_some_and(|v| v.array.is_some()) => {}
-                Operation::Declare { var, init: Some(e) } | Operation::Assign { lhs: var, rhs: e } => {
-                    let ty = program
-                        .variables
-                        .get(var.index())
-                        .ok_or(EncodeError::NoSuchVariable(var.0))?
-                        .ty;
-                    let v = eval(e, &self.ssa, &mut undefined);
-                    let v = if e.ty == ty { v } else { convert_from(&v, e.ty, ty) };
-                    conjuncts.push(assign(*var, v, &mut next)?);
-                }
-                Operation::Declare { var, init: None } => {
-                    let ty = program
-                        .variables
-                        .get(var.index())
-                        .ok_or(EncodeError::NoSuchVariable(var.0))?
-                        .ty;
-                    let idx = next.ssa.bump(*var);
-                    next.uninitialized.push_back(var_term(*var, ty, idx));
-                }
-                Operation::Nondet { lhs, ty, .. } => {
-                    let term = match lhs {
-                        Some(var) => {
-                            let vty = program
-                                .variables
-                                .get(var.index())
-                                .ok_or(EncodeError::NoSuchVariable(var.0))?
-                                .ty;
-                            let idx = next.ssa.bump(*var);
-                            let t = var_term(*var, vty, idx);
-                            if vty == *ty {
-                                t
-                            } else {
-                                // The nondet value has type `ty`; the variable gets it
-                                // converted. Keep the value itself for replay.
-                                let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
-                                conjuncts.push(t.eq(convert_from(&raw, *ty, vty)));
-                                raw
-                            }
-                        }
-                        None => BV::new_const(fresh_name("nondet"), u32::from(ty.bits)),
-                    };
-                    next.nondets.push_back(NondetTerm {
-                        edge: edge_id,
-                        ty: *ty,
-                        term,
-                    });
-                }
-                Operation::Assume { cond, branch } => {
-                    let mut enc = ExprEncoder::new(program, &self.ssa);
-                    let c = enc.condition(cond);
-                    undefined.extend(enc.undefined);
-                    conjuncts.push(if *branch { c } else { c.not() });
-                }
-                Operation::Call { callee, args, .. } => {
-                    let f = function(*callee)?;
-                    if f.params.len() != args.len() {
-                        return Err(EncodeError::ArgumentCount {
-                            at: program.describe(edge.source),
-                            callee: f.name.clone(),
-                            args: args.len(),
-                            params: f.params.len(),
-                        });
-                    }
-                    // All arguments are read before any parameter is written.
-                    let values: Vec<(VarId, BV)> = f
-                        .params
-                        .iter()
-                        .zip(args)
-                        .map(|(p, a)| {
-                            let pty = program.variable(*p).ty;
-                            let v = eval(a, &self.ssa, &mut undefined);
-                            (
-                                *p,
-                                if a.ty == pty {
-                                    v
-                                } else {
-                                    convert_from(&v, a.ty, pty)
-                                },
-                            )
-                        })
-                        .collect();
-                    // A call of an active function (`main` always is) saves the indices of
-                    // the callee's locals. A path starting inside a recursive function does not
-                    // know the activations below it; the predicate analysis, whose blocks
-                    // start anywhere, cuts recursive calls.
-                    let active = *callee == program.entry_function
-                        || self.frames.iter().any(|fr| fr.callee == *callee);
-                    let saved = active.then(|| {
-                        program
-                            .variables
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, v)| v.scope == Scope::Local(*callee))
-                            .map(|(i, _)| (VarId(i as u32), self.ssa.get(VarId(i as u32))))
-                            .collect()
-                    });
-                    next.frames.push_back(CallFrame {
-                        callee: *callee,
-                        saved,
-                    });
-                    for (p, v) in values {
-                        conjuncts.push(assign(p, v, &mut next)?);
+                let fill = fill.map(|e| {
+                    let v = enc.value(e);
+                    enc.convert(&v, e.ty, array.ty)
+                });
+                let idx = next.ssa.bump(array.var);
+                let created = array_term(array.var, array.ty, idx);
+                let filled_with = |v: &BV| created.eq(Array::const_array(&Sort::bitvector(64), v));
+                match fill {
+                    Some(v) => conjuncts.push(filled_with(&v)),
+                    None => {
+                        let zero = filled_with(&bv_const(0, u32::from(array.ty.bits)));
+                        next.uninitialized_arrays.push_back(zero);
                     }
                 }
-                Operation::Return { value } => {
-                    let loc = program
-                        .locations
-                        .get(edge.from.index())
-                        .ok_or(EncodeError::NoSuchLocation(edge.from.0))?;
-                    let f = function(loc.func)?;
-                    if let (Some(e), Some(rv)) = (value, f.return_var) {
-                        let rty = var_ty(rv)?;
-                        let v = eval(e, &self.ssa, &mut undefined);
-                        let v = if e.ty == rty {
-                            v
+            }
+            StepEffect::Load { target, array, index } => {
+                let at = enc.element_index(array.var, index)?;
+                let element = array_term(array.var, array.ty, self.ssa.get(array.var))
+                    .select(&at)
+                    .as_bv()
+                    .ok_or(EncodeError::NoSuchVariable(array.var.0))?;
+                let v = enc.convert(&element, array.ty, target.ty);
+                conjuncts.push(next.assign(target, v));
+            }
+            StepEffect::Store { array, index, value } => {
+                let at = enc.element_index(array.var, index)?;
+                let v = enc.value(value);
+                let v = enc.convert(&v, value.ty, array.ty);
+                let before = array_term(array.var, array.ty, self.ssa.get(array.var));
+                let idx = next.ssa.bump(array.var);
+                conjuncts.push(array_term(array.var, array.ty, idx).eq(before.store(&at, &v)));
+            }
+            StepEffect::Nondet { target, ty } => {
+                let term = match target {
+                    Some(t) => {
+                        let idx = next.ssa.bump(t.var);
+                        let term = var_term(t.var, t.ty, idx);
+                        if t.ty == ty {
+                            term
                         } else {
-                            convert_from(&v, e.ty, rty)
-                        };
-                        conjuncts.push(assign(rv, v, &mut next)?);
+                            // The nondet value has type `ty`; the variable gets it converted.
+                            // Keep the value itself for replay.
+                            let raw = BV::new_const(fresh_name("nondet"), u32::from(ty.bits));
+                            conjuncts.push(term.eq(enc.convert(&raw, ty, t.ty)));
+                            raw
+                        }
                     }
+                    None => BV::new_const(fresh_name("nondet"), u32::from(ty.bits)),
+                };
+                next.nondets.push_back(NondetTerm {
+                    edge: step.edge(),
+                    ty,
+                    term,
+                });
+            }
+            StepEffect::Assume { cond, branch } => {
+                let c = enc.condition(cond);
+                conjuncts.push(if branch { c } else { c.not() });
+            }
+            StepEffect::Call { callee, params } => {
+                // All arguments are read before any parameter is written.
+                let values: Vec<(Typed, BV)> = params
+                    .iter()
+                    .map(|&(p, a)| {
+                        let v = enc.value(a);
+                        (p, enc.convert(&v, a.ty, p.ty))
+                    })
+                    .collect();
+                // A call of an active function (`main` always is) saves the indices of the
+                // callee's locals. A path starting inside a recursive function does not know the
+                // activations below it; the predicate analysis, whose blocks start anywhere, cuts
+                // recursive calls.
+                let active =
+                    callee == program.entry_function || self.frames.iter().any(|fr| fr.callee == callee);
+                let saved = active.then(|| {
+                    program
+                        .variables
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.scope == Scope::Local(callee))
+                        .map(|(i, _)| (VarId(i as u32), self.ssa.get(VarId(i as u32))))
+                        .collect()
+                });
+                next.frames.push_back(CallFrame { callee, saved });
+                for (p, v) in values {
+                    conjuncts.push(next.assign(p, v));
                 }
-            },
+            }
         }
         if !conjuncts.is_empty() {
             conjuncts.insert(0, next.formula.clone());
             next.formula = Bool::and(&conjuncts);
         }
-        let undefined = (!undefined.is_empty()).then(|| Bool::or(&undefined));
+        let undefined = (!enc.undefined.is_empty()).then(|| Bool::or(&enc.undefined));
         Ok((next, undefined))
+    }
+
+    /// Writes `value` (a value of the variable's type) to `target` at a new index: the equation.
+    fn assign(&mut self, target: Typed, value: BV) -> Bool {
+        let idx = self.ssa.bump(target.var);
+        let bits = u32::from(target.ty.bits);
+        let value = if value.get_size() == bits {
+            value
+        } else {
+            resize(&value, false, bits)
+        };
+        var_term(target.var, target.ty, idx).eq(&value)
+    }
+
+    /// The interpreter's choice for what C leaves open on this path: every uninitialised
+    /// local (scalar or array element) is 0.
+    pub fn uninitialized_zero(&self) -> Bool {
+        let scalars = self.uninitialized.iter().map(|t| t.eq(bv_const(0, t.get_size())));
+        let arrays = self.uninitialized_arrays.iter().cloned();
+        Bool::and(&scalars.chain(arrays).collect::<Vec<_>>())
     }
 
     /// Extends by several steps in order.
@@ -895,12 +1005,7 @@ pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig)
 /// conjuncts), uninitialised locals being 0 as in the interpreter; `None` if unsatisfiable or
 /// not solved within `config`'s limits.
 pub fn solve_inputs(path: &PathFormula, config: &SolverConfig) -> Option<Vec<i128>> {
-    let mut conjuncts = vec![path.formula.clone()];
-    for term in &path.uninitialized {
-        let zero = bv_const(0, term.get_size());
-        conjuncts.push(term.eq(&zero));
-    }
-    match config.check(&Bool::and(&conjuncts)) {
+    match config.check(&Bool::and(&[path.formula.clone(), path.uninitialized_zero()])) {
         Satisfiability::Sat(model) => Some(path.nondet_values(&model)),
         Satisfiability::Unsat | Satisfiability::Unknown(_) => None,
     }

@@ -2,6 +2,7 @@
 //! layer over Z3 (the system `libz3` through the `z3` crate).
 //!
 //! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
+//! - [`ieee`]: `float`/`double` operations in Z3's floating-point theory, as SSE computes them.
 //! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
 //! - [`generalise`]: predicates that hold across loop iterations (collected linear terms,
 //!   relations without iteration-specific constants).
@@ -9,6 +10,8 @@
 //! - [`proof`]: the final ARG and precision saved for re-verifying a later version.
 //! - [`refinement`]: feasibility of abstract counterexamples, predicates from weakest
 //!   preconditions, pivot and no-progress detection.
+//! - [`step`]: what one CFA step reads and writes, the one description every path encoding
+//!   (bit-precise and the CHC engine's integer one) encodes.
 //! - [`solver`]: pooled Z3 solvers whose queries keep a timeout and the analysis' deadline.
 //!
 //! ## Z3 binding
@@ -28,9 +31,11 @@ pub mod abstraction;
 pub mod cpa;
 pub mod formula;
 pub mod generalise;
+pub mod ieee;
 pub mod proof;
 pub mod refinement;
 pub mod solver;
+pub mod step;
 
 pub use cpa::{
     loop_invariants, verify, verify_with, BlockEncoding, PredicateCpa, PredicateOptions, PredicateSharing,

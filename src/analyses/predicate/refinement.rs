@@ -39,7 +39,7 @@ use crate::cfa::semantics;
 use crate::cfa::types::IntType;
 use crate::cfa::{LocId, Operation, Program, Scope, VarId};
 use crate::cpa::{Cpa, Step, Transfer};
-use z3::ast::{Bool, BV};
+use z3::ast::Bool;
 use z3::SatResult;
 
 /// A piece of an abstract counterexample between two abstraction points.
@@ -394,12 +394,7 @@ fn core_atoms(
 /// Builds the counterexample from a model of the whole path (which excludes undefined
 /// behaviour), preferring models with uninitialised locals at 0 (what the interpreter replays).
 fn counterexample(path: &PathFormula, model: z3::Model, config: &SolverConfig) -> Counterexample {
-    let zeros: Vec<Bool> = path
-        .uninitialized
-        .iter()
-        .map(|t| t.eq(BV::from_u64(0, t.get_size())))
-        .collect();
-    let strict = Bool::and(&[path.formula.clone(), Bool::and(&zeros)]);
+    let strict = Bool::and(&[path.formula.clone(), path.uninitialized_zero()]);
     if let Satisfiability::Sat(m) = config.check(&strict) {
         return Counterexample {
             nondet_values: path.nondet_values(&m),
