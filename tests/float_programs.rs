@@ -63,9 +63,10 @@ const PROGRAMS: &[(&str, bool, &str)] = &[
         "union du { double d; long long i; }; int main(void) { union du a; a.d = 20.0; int e = (int) ((a.i & 0x7FF0000000000000LL) >> 52) - 1023; if (e != 4) reach_error(); a.i = (long long) (1023 - e) << 52; if (a.d != 0.0625) reach_error(); return 0; }",
     ),
     (
+        // Only n = 100 reaches the error (d = 12.5); with `d > 12.5` the program would be safe.
         "truncating conversion",
         false,
-        "int main(void) { int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0; double d = n / 8.0; int k = (int) d; if (k == 12 && d > 12.5) reach_error(); return 0; }",
+        "int main(void) { int n = __VERIFIER_nondet_int(); if (n < 0 || n > 100) return 0; double d = n / 8.0; int k = (int) d; if (k == 12 && d > 12.4) reach_error(); return 0; }",
     ),
 ];
 
