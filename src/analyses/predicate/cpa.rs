@@ -3,7 +3,7 @@
 //!
 //! A state is the abstract state computed at the last abstraction point (loop heads, function
 //! entries and exits, error locations and, with the default [`BlockEncoding::Joins`], the
-//! locations where paths join in functions without loops) together with the path formula of
+//! locations where paths join in functions without loops or arrays) together with the path formula of
 //! the steps since then.
 //! At an abstraction point the path formula is abstracted with the Boolean abstraction over the
 //! predicates of the precision there, and a new block starts. Coverage is checked only at
@@ -84,7 +84,7 @@ pub struct PredicateCpa<'p> {
 impl<'p> PredicateCpa<'p> {
     /// Prepares the analysis for `program`: abstraction points are loop heads, function entries
     /// and exits, and error locations, and with [`BlockEncoding::Joins`] also the locations
-    /// where paths join in functions without loops.
+    /// where paths join in functions without loops or arrays.
     pub fn new(
         program: &'p Program,
         config: SolverConfig,
@@ -108,14 +108,24 @@ impl<'p> PredicateCpa<'p> {
                     *n += 1;
                 }
             }
-            let mut has_loop = vec![false; program.functions.len()];
-            for l in program.locations.iter().filter(|l| l.loop_head) {
-                if let Some(h) = has_loop.get_mut(l.func.index()) {
+            // Functions with loops, or with array reads and writes, keep their blocks whole:
+            // predicates never name array elements, so an abstraction inside array code
+            // forgets what the block's path formula knows about them exactly.
+            let mut keep_whole = vec![false; program.functions.len()];
+            let memory_edges = program.edges.iter().filter(|e| e.op.touches_memory(program));
+            let memory_locs = memory_edges.map(|e| program.location(e.from));
+            for l in program
+                .locations
+                .iter()
+                .filter(|l| l.loop_head)
+                .chain(memory_locs)
+            {
+                if let Some(h) = keep_whole.get_mut(l.func.index()) {
                     *h = true;
                 }
             }
             for ((p, n), l) in abstraction_point.iter_mut().zip(incoming).zip(&program.locations) {
-                *p |= n >= 2 && !has_loop.get(l.func.index()).copied().unwrap_or(true);
+                *p |= n >= 2 && !keep_whole.get(l.func.index()).copied().unwrap_or(true);
             }
         }
         PredicateCpa {
@@ -456,7 +466,7 @@ pub enum BlockEncoding {
     /// each abstracted on its own.
     Loops,
     /// Also where paths join (locations with two or more incoming edges) in functions
-    /// without loops, whose whole body is otherwise one block: the paths of a branch meet in
+    /// without loops or array accesses, whose whole body is otherwise one block: the paths of a branch meet in
     /// one abstraction, and states that abstract alike cover each other there — what merging
     /// the paths of a large block achieves, on an ARG that stays a tree. In a function with
     /// loops every iteration is a block already; there, joins as block ends cost more
