@@ -178,6 +178,11 @@ struct RunArgs {
     adapters: AdapterDirs,
     #[command(flatten)]
     witness: WitnessArgs,
+    /// CPU-time limit of the whole flow (e.g. 300s): the flow's budget is capped at it, so the
+    /// flow ends by itself, witness included, within a limit set from outside (`bench` passes
+    /// its time limit).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    cpu_time: Option<std::time::Duration>,
 }
 
 /// The C semantics options of `verify`, `exec` and `run`.
@@ -913,7 +918,10 @@ fn table(a: TableArgs) -> Result<(), Failure> {
 fn run(a: RunArgs) -> Result<(), Failure> {
     use baton::pipeline::runner;
     let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
-    let flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
+    let mut flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
+    if let Some(limit) = a.cpu_time {
+        flow.budget.cpu_time = Some(flow.budget.cpu_time.map_or(limit, |b| b.min(limit)));
+    }
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,

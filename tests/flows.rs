@@ -223,3 +223,28 @@ fn shipped_configs_are_valid_flows() {
     }
     assert!(count >= 12, "only {count} flows in configs/");
 }
+
+/// `run --cpu-time` caps the flow's budget: a flow of 600 s whose one stage never decides
+/// ends by itself within the cap (what `bench` relies on to keep a flow, witness included,
+/// inside its run's time limit).
+#[test]
+fn cpu_time_option_caps_the_flow_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flow = write(
+        dir.path(),
+        "long.yaml",
+        "flow: long\nbudget: { cpu_time: 600s, memory: 2GB }\nstages:\n  - name: endless\n    tool: explicit\n",
+    );
+    let program = write(
+        dir.path(),
+        "endless.c",
+        "extern unsigned int __VERIFIER_nondet_uint(void);\nvoid reach_error(void) {}\nint main(void) {\n  unsigned int n = __VERIFIER_nondet_uint(); unsigned long long s = 0;\n  for (unsigned int i = 0; i <= n; i++) { s = s + i; }\n  if (n == 0 && s == 7) reach_error();\n  return 0;\n}\n",
+    );
+    let out = baton(&["run", &flow, &program, "--json", "--cpu-time", "2s"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(r["verdict"], "unknown", "{r}");
+    let cpu = r["cpu_time_s"].as_f64().expect("cpu_time_s");
+    // Generous against the 2 s cap; without it the stage would run for 600 s.
+    assert!(cpu < 10.0, "{cpu} s of CPU under a 2 s cap: {r}");
+}

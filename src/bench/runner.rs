@@ -163,6 +163,16 @@ fn perform(
     if !args.iter().any(|a| a == "--json") {
         argv.push("--json".into());
     }
+    // A flow's own budget ends within the run's time limit, so what it does after deciding
+    // (deriving a witness) cannot turn a verdict into a timeout.
+    if args.first().map(String::as_str) == Some("run")
+        && !args
+            .iter()
+            .any(|a| a == "--cpu-time" || a.starts_with("--cpu-time="))
+    {
+        argv.push("--cpu-time".into());
+        argv.push(format!("{}ms", bench.limits.cpu_time.as_millis()));
+    }
     let limits = Limits {
         cpu_time: Some(bench.limits.hard_cpu_time),
         wall_time: Some(bench.limits.wall_time()),
