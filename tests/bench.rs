@@ -131,10 +131,6 @@ fn bench_judges_records_resumes_and_tables() {
     assert!(html.contains("class=\"wrong\""));
 }
 
-/// Every definite verdict of a run keeps its witness beside the run's log, named in the results
-/// (JSON lines, XML) and linked from the report; Baton's validator confirms each. A native
-/// analysis and a flow with an external stage (CBMC, where installed; its `false` gets the
-/// witness of the values Baton replayed, its `true` none, as CBMC writes no proof).
 /// `--walltimelimit` kills a run that waits rather than computes, and the result XML states
 /// the limit as BenchExec does.
 #[test]
@@ -174,6 +170,11 @@ fn wall_time_limit_kills_and_is_recorded() {
     assert!(xml.contains("walltimelimit=\"2s\""), "{xml}");
 }
 
+/// Every definite verdict of a run keeps its witness beside the run's log, named in the results
+/// (JSON lines, XML) and linked from the report; Baton's validator confirms each. A native
+/// analysis and a flow with an external stage (CBMC, where installed; its `false` gets the
+/// witness of the values Baton replayed, its `true` one derived on the original program and
+/// validated, as CBMC writes no proof).
 #[test]
 fn bench_keeps_a_witness_per_run() {
     let dir = tempfile::tempdir().unwrap();

@@ -127,10 +127,13 @@ fn run_file_name(task: &Path, suffix: &str) -> String {
 /// True if the run's Baton command writes a witness on request (`run`, `verify`) and the run
 /// definition does not name one itself.
 fn writes_witness(args: &[String]) -> bool {
-    matches!(args.first().map(String::as_str), Some("run" | "verify"))
-        && !args
-            .iter()
-            .any(|a| a == "--witness" || a.starts_with("--witness="))
+    matches!(args.first().map(String::as_str), Some("run" | "verify")) && !names_option(args, "--witness")
+}
+
+/// True if the run definition's arguments give the option `name` (`--x V` or `--x=V`).
+fn names_option(args: &[String], name: &str) -> bool {
+    args.iter()
+        .any(|a| a == name || a.strip_prefix(name).is_some_and(|rest| rest.starts_with('=')))
 }
 
 /// Bytes of the head and of the tail of a run's output that its log keeps.
@@ -165,11 +168,7 @@ fn perform(
     }
     // A flow's own budget ends within the run's time limit, so what it does after deciding
     // (deriving a witness) cannot turn a verdict into a timeout.
-    if args.first().map(String::as_str) == Some("run")
-        && !args
-            .iter()
-            .any(|a| a == "--cpu-time" || a.starts_with("--cpu-time="))
-    {
+    if args.first().map(String::as_str) == Some("run") && !names_option(&args, "--cpu-time") {
         argv.push("--cpu-time".into());
         argv.push(format!("{}ms", bench.limits.cpu_time.as_millis()));
     }
