@@ -2,7 +2,7 @@
 //! works on the minimised condition (bisimilar states merged, dead states fall back to the
 //! original code).
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
 use baton::condition::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
@@ -65,14 +65,19 @@ fn loop_entry(program: &Program) -> Vec<EdgeId> {
     path
 }
 
-#[test]
-fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
-    let program = program();
+/// An explicit-value run that gives up after 60 states: its condition unrolls the `for` loop.
+fn short_explicit_run(program: &Program) -> AnalysisOutcome {
     let options = AnalysisOptions {
         give_up: vec![GiveUp::ReachedStates(60)],
         order: SearchOrder::Dfs,
     };
-    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options, None);
+    run_analysis(AnalysisKind::Explicit, program, &options, None)
+}
+
+#[test]
+fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
+    let program = program();
+    let outcome = short_explicit_run(&program);
     assert!(!outcome.condition.is_trivial_full(), "{}", outcome.reason);
     let exit = early_loop_exit(&program);
     assert!(
@@ -233,34 +238,33 @@ fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
     true
 }
 
-/// A condition that unrolls a loop makes the exact residual larger than the original; capped
-/// at the original's size, the residual keeps the condition's first distinctions (the loop
-/// exit the analysis found infeasible stays cut off) and every path into the loop body.
+/// A condition that unrolls a loop makes the exact residual larger than the original. Capped
+/// at the original's size, the residual is no larger and keeps every path into the loop body;
+/// capped at half the exact size, it also keeps the condition's first distinctions (the loop
+/// exit the analysis found infeasible stays cut off).
 #[test]
 fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
     let program = program();
-    let options = AnalysisOptions {
-        give_up: vec![GiveUp::ReachedStates(60)],
-        order: SearchOrder::Dfs,
-    };
-    let condition = run_analysis(AnalysisKind::Explicit, &program, &options, None).condition;
+    let condition = short_explicit_run(&program).condition;
     let exact = reduce(&program, &condition, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
     let original = program.locations.len();
-    assert!(
-        exact.program.locations.len() > original,
-        "the condition unrolls the loop"
-    );
-    let capped = reduce_within(&program, &condition, original, DEFAULT_MAX_LOCATIONS)
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(capped.program.locations.len() <= original);
-    assert!(
-        capped.precise_locations() > 0,
-        "the condition is not dropped altogether"
-    );
+    let size = exact.program.locations.len();
+    assert!(size > 2 * original, "the condition unrolls the loop");
     let exit = early_loop_exit(&program);
-    assert!(condition.covers(&exit));
-    assert!(!reads_path(&exact, &exit));
-    assert!(!reads_path(&capped, &exit), "the first cut is kept");
     let body = loop_entry(&program);
-    assert!(reads_path(&capped, &body) && reads_path(&exact, &body));
+    assert!(condition.covers(&exit));
+    assert!(!reads_path(&exact, &exit) && reads_path(&exact, &body));
+    for cap in [original, size / 2] {
+        let capped =
+            reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+        assert!(capped.program.locations.len() <= cap, "cap {cap}");
+        assert!(
+            capped.precise_locations() > 0,
+            "cap {cap}: the condition is not dropped"
+        );
+        assert!(reads_path(&capped, &body), "cap {cap}");
+        if cap > original {
+            assert!(!reads_path(&capped, &exit), "cap {cap}: the first cut is kept");
+        }
+    }
 }
