@@ -75,8 +75,8 @@ pub struct Residual {
     /// Per residual edge: the original CFA edge a condition automaton reads when the residual
     /// program takes it (a call kept as a call reads the original call edge, and every edge
     /// of a copied function its original). `None` for edges that read nothing: the second and later parameter
-    /// assignments of an inlined call (the call edge is read by the first), the return from an
-    /// inlined callee (returns are silent for conditions) and `main`'s final return.
+    /// assignments of an inlined call (the call edge is read by the first) and the return from
+    /// an inlined callee (returns are silent for conditions).
     pub edge_reads: Vec<Option<EdgeId>>,
 }
 
