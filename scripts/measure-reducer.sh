@@ -8,8 +8,11 @@
 #        CARGO_TARGET_DIR (where the release build goes), OUT (work folder, default a temp dir),
 #        BATON (a baton binary to measure instead of building this worktree, e.g. main's),
 #        GCC_TIMEOUT (seconds gcc may take per residual, default 60; a residual of tens of MB
-#        takes gcc far longer: its column then says `timeout`).
-# Prints one CSV line per task and a summary: % residuals compiled, median and worst ratio of
+#        takes gcc far longer: its column then says `timeout`),
+#        MAX_RATIO (passed to `baton reduce --max-ratio`: the residual kept within that many
+#        times the original's locations; default: the exact residual).
+# Prints one CSV line per task (tracked_locations: residual locations where the condition is
+# still tracked, the rest is original code) and a summary: % residuals compiled, median and worst ratio of
 # residual to original locations, median and max reduce time.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,11 +27,13 @@ else
   (cd "$here" && cargo build --release --quiet)
   baton="${CARGO_TARGET_DIR:-$here/target}/release/baton"
 fi
+reduce_args=()
+if [ -n "${MAX_RATIO:-}" ]; then reduce_args=(--max-ratio "$MAX_RATIO"); fi
 args=()
 for g in "${give_up[@]}"; do args+=(--give-up "$g"); done
 
 csv="$out/reducer.csv"
-echo "task,verdict,original_locations,residual_locations,ratio,reduce_seconds,gcc" > "$csv"
+echo "task,verdict,original_locations,residual_locations,ratio,reduce_seconds,tracked_locations,gcc" > "$csv"
 tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   # Table II only ("II" or e.g. "II+III"; not "III" alone).
   case "+$table+" in *+II+*) ;; *) continue ;; esac
@@ -37,14 +42,15 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   res="$out/$name.residual.c"
   verdict=$("$baton" verify "$task" "${args[@]}" --condition-out "$cond" --json 2>/dev/null \
     | sed -n 's/.*"verdict": *"\([^"]*\)".*/\1/p' | head -n1 || true)
-  if ! stats=$("$baton" reduce "$task" --condition "$cond" -o "$res" --stats 2>&1 >/dev/null); then
-    echo "$name,${verdict:-?},,,,,reduce-failed: $(echo "$stats" | head -n1 | tr ',' ';')" >> "$csv"
+  if ! stats=$("$baton" reduce "$task" --condition "$cond" -o "$res" --stats "${reduce_args[@]}" 2>&1 >/dev/null); then
+    echo "$name,${verdict:-?},,,,,,reduce-failed: $(echo "$stats" | head -n1 | tr ',' ';')" >> "$csv"
     continue
   fi
   line=$(echo "$stats" | grep '^residual:' | head -n1)
   rl=$(echo "$line" | sed -n 's/^residual: \([0-9]*\) locations.*/\1/p')
   ol=$(echo "$line" | sed -n 's/.*original: \([0-9]*\) locations.*/\1/p')
   t=$(echo "$line" | sed -n 's/.*reduce time \([0-9.]*\) s.*/\1/p')
+  tracked=$(echo "$line" | sed -n 's/.*condition tracked at \([0-9]*\) locations.*/\1/p')
   model=$(grep -o 'data_model: *[A-Z0-9]*' "$task" | awk '{print $2}' | head -n1)
   flag=-m32
   [ "$model" = "LP64" ] && flag=-m64
@@ -56,7 +62,7 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
     g=failed
   fi
   ratio=$(awk -v r="$rl" -v o="$ol" 'BEGIN { printf "%.4f", r / o }')
-  echo "$name,${verdict:-?},$ol,$rl,$ratio,$t,$g" >> "$csv"
+  echo "$name,${verdict:-?},$ol,$rl,$ratio,$t,$tracked,$g" >> "$csv"
 done
 cat "$csv"
 python3 - "$csv" <<'PY'

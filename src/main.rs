@@ -349,12 +349,24 @@ struct ReduceArgs {
     /// product (seed 001's REDUCER) or identity.
     #[arg(long, default_value = "product")]
     reducer: String,
+    /// Product reducer: keep the residual within this many times the original's locations,
+    /// giving up the condition's deeper distinctions where needed (every uncovered path stays).
+    #[arg(long, value_name = "RATIO", value_parser = positive_ratio)]
+    max_ratio: Option<f64>,
     /// Print sizes of residual against original and the time taken (to standard error).
     #[arg(long)]
     stats: bool,
     /// Print the sizes (and the residual program, without --output) as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// A ratio above zero (for `--max-ratio`).
+fn positive_ratio(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err(format!("`{text}` is not a number above 0")),
+    }
 }
 
 /// An error the CLI reports: one line, and the exit status (2: the input cannot be used).
@@ -656,17 +668,24 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     let (_, program) = load_input(&args.input)?;
     let condition = condition::load(&args.condition, &program).map_err(Failure::input)?;
     let started = std::time::Instant::now();
-    let (text, residual_program) = match args.reducer.as_str() {
+    let (text, residual_program, precise) = match args.reducer.as_str() {
         "product" => {
-            let residual = reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS)
-                .map_err(Failure::input)?;
-            (emit_c(&residual.program), Some(residual.program))
+            let residual = match args.max_ratio {
+                Some(ratio) => {
+                    let cap = (program.locations.len() as f64 * ratio) as usize;
+                    reducer::reduce_within(&program, &condition, cap, reducer::DEFAULT_MAX_LOCATIONS)
+                }
+                None => reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS),
+            }
+            .map_err(Failure::input)?;
+            let precise = residual.precise_locations();
+            (emit_c(&residual.program), Some(residual.program), precise)
         }
         "identity" => {
             condition.validate(&program).map_err(Failure::input)?;
             let text = std::fs::read_to_string(&program.files[0])
                 .map_err(|e| Failure::other(format!("{}: cannot read: {e}", program.files[0])))?;
-            (text, None)
+            (text, None, 0)
         }
         other => {
             return Err(Failure::input(format!(
@@ -715,7 +734,7 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     if args.stats {
         let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         eprintln!(
-            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s",
+            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations",
             residual.locations,
             ratio(residual.locations, original.locations),
             residual.edges,
@@ -725,7 +744,8 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
             original.locations,
             original.edges,
             original.lines,
-            elapsed.as_secs_f64()
+            elapsed.as_secs_f64(),
+            precise
         );
     }
     Ok(())

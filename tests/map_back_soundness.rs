@@ -28,7 +28,7 @@ use baton::reducer::align::Alignment;
 use baton::reducer::{reduce, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
 use map_check::{check_mapped, MapTally};
-use res_check::{check_res, input_lists, Tally};
+use res_check::{check_res, input_lists, CoveredRuns, Tally};
 use shared::{benchmarks, in_table, paper_tasks};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -176,6 +176,7 @@ fn check_case(
             inputs,
             steps,
             tally,
+            CoveredRuns::MustBeCut,
         )),
         Err(e) => violations.push(format!("{}: reduce of the union failed: {e}", case.name)),
     }

@@ -27,10 +27,10 @@ use baton::condition::{
 };
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
-use baton::reducer::{reduce, ReduceError, Residual, DEFAULT_MAX_LOCATIONS};
+use baton::reducer::{reduce, reduce_within, ReduceError, Residual, DEFAULT_MAX_LOCATIONS};
 use baton::task::Task;
 use baton::verdict::Verdict;
-use res_check::{check_res, input_lists, outcome, Outcome, Rng, Tally};
+use res_check::{check_res, input_lists, outcome, CoveredRuns, Outcome, Rng, Tally};
 use shared::{benchmarks, development_tasks, paper_tasks};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -773,6 +773,7 @@ fn own_programs_residuals_satisfy_res() {
                 &inputs,
                 res_check::ORIGINAL_STEPS,
                 &mut local,
+                CoveredRuns::MustBeCut,
             ));
             tally += local;
             violations.extend(check_format_round_trip(&name, &program, &condition, &residual));
@@ -812,6 +813,66 @@ fn own_programs_residuals_satisfy_res() {
     if let Err(e) = gcc_compiles(dir.path(), &emitted, DataModel::ILP32) {
         panic!("{e}");
     }
+}
+
+/// Size-capped residuals ([`reduce_within`]): within the cap whenever the cap is at least the
+/// original's size; the exact residual, unchanged, when that fits (no covered path is kept
+/// needlessly); and every uncovered execution kept, every residual execution one of the
+/// original's (Res (a) and (b)), also where the cap made the reducer give part of the
+/// condition up.
+#[test]
+fn capped_residuals_satisfy_res() {
+    let mut violations = Vec::new();
+    let mut tally = Tally::default();
+    let mut capped = 0;
+    for (k, (pname, bug, body)) in PROGRAMS.iter().enumerate() {
+        let program = load(pname, body);
+        let inputs = own_inputs(&program, bug, 0x5eed + k as u64);
+        for (label, condition) in conditions_for(&program, 77 + k as u64) {
+            let name = format!("{pname} / {label}");
+            let exact = reduce_ok(&name, &program, &condition);
+            let size = exact.program.locations.len();
+            let fits = reduce_within(&program, &condition, size, DEFAULT_MAX_LOCATIONS)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                fits.program.locations.len(),
+                size,
+                "{name}: the exact residual fits"
+            );
+            assert_eq!(fits.program.edges.len(), exact.program.edges.len(), "{name}");
+            let original = program.locations.len();
+            for cap in [size.saturating_sub(1), original, original / 2] {
+                if cap >= size {
+                    continue;
+                }
+                let residual = reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS)
+                    .unwrap_or_else(|e| panic!("{name}: cap {cap}: {e}"));
+                if cap >= original {
+                    assert!(
+                        residual.program.locations.len() <= cap,
+                        "{name}: {} locations over the cap {cap}",
+                        residual.program.locations.len()
+                    );
+                }
+                capped += 1;
+                violations.extend(check_res(
+                    &format!("{name} / cap {cap}"),
+                    &program,
+                    &condition,
+                    &residual.program,
+                    &inputs,
+                    res_check::ORIGINAL_STEPS,
+                    &mut tally,
+                    CoveredRuns::MayStay,
+                ));
+            }
+        }
+    }
+    report(&violations);
+    println!("{capped} capped residuals, {tally:?}");
+    // Not vacuous: residuals were capped, and they still cut covered runs off.
+    assert!(capped > 10, "{capped}");
+    assert!(tally.covered > 0 && tally.residual_errors > 0, "{tally:?}");
 }
 
 /// The runs above see error endings: every buggy own program reaches its error on its known
@@ -931,6 +992,7 @@ fn shared_tasks_residuals_satisfy_res() {
     let mut tally = Tally::default();
     let mut emitted: Vec<(DataModel, String, String)> = Vec::new();
     let mut refused_recursive = Vec::new();
+    let mut capped = 0;
     for (k, (_, name, yml)) in tasks.iter().enumerate() {
         let program = load_task(yml);
         let outcome = explicit(&program, &["reached-states=300"], SearchOrder::Dfs);
@@ -957,7 +1019,33 @@ fn shared_tasks_residuals_satisfy_res() {
             &inputs,
             TASK_STEPS,
             &mut local,
+            CoveredRuns::MustBeCut,
         ));
+        // Capped at the original's size (giving part of the condition up where the exact
+        // residual is larger): within the cap, and Res (a) and (b) on a subset of the inputs.
+        let cap = program.locations.len();
+        if residual.program.locations.len() > cap {
+            match reduce_within(&program, &outcome.condition, cap, DEFAULT_MAX_LOCATIONS) {
+                Ok(residual) if residual.program.locations.len() <= cap => {
+                    capped += 1;
+                    violations.extend(check_res(
+                        &format!("{name} / capped"),
+                        &program,
+                        &outcome.condition,
+                        &residual.program,
+                        &inputs[..20],
+                        TASK_STEPS,
+                        &mut Tally::default(),
+                        CoveredRuns::MayStay,
+                    ));
+                }
+                Ok(residual) => violations.push(format!(
+                    "{name}: capped residual has {} locations, over {cap}",
+                    residual.program.locations.len()
+                )),
+                Err(e) => violations.push(format!("{name}: capped reduce failed: {e}")),
+            }
+        }
         let text = emit_c(&residual.program);
         // The round trip through the frontend on a subset of the inputs (it runs gcc -E).
         violations.extend(check_emit_round_trip(
@@ -972,7 +1060,7 @@ fn shared_tasks_residuals_satisfy_res() {
     }
     report(&violations);
     println!(
-        "{} tasks, {tally:?}; refused (condition inside a recursive function): {}",
+        "{} tasks ({capped} capped), {tally:?}; refused (condition inside a recursive function): {}",
         tasks.len(),
         refused_recursive.len()
     );
@@ -980,6 +1068,7 @@ fn shared_tasks_residuals_satisfy_res() {
         println!("  {r}");
     }
     assert!(tally.covered > 0 && tally.residual_normal > 0, "{tally:?}");
+    assert!(capped > 0, "no exact residual was larger than its original");
     let dir = tempfile::tempdir().expect("temp dir");
     for model in [DataModel::ILP32, DataModel::LP64] {
         let files: Vec<(String, String)> = emitted

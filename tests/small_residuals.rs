@@ -2,13 +2,13 @@
 //! works on the minimised condition (bisimilar states merged, dead states fall back to the
 //! original code).
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
 use baton::condition::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
-use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
+use baton::reducer::{reduce, reduce_within, Residual, DEFAULT_MAX_LOCATIONS};
 use std::collections::BTreeSet;
 
 const PROGRAM: &str = "extern void __assert_fail(const char *, const char *, unsigned int, const char *);\n\
@@ -50,24 +50,10 @@ fn early_loop_exit(program: &Program) -> Vec<EdgeId> {
     }
 }
 
-#[test]
-fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
-    let program = program();
-    let options = AnalysisOptions {
-        give_up: vec![GiveUp::ReachedStates(60)],
-        order: SearchOrder::Dfs,
-    };
-    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options, None);
-    assert!(!outcome.condition.is_trivial_full(), "{}", outcome.reason);
-    let exit = early_loop_exit(&program);
-    assert!(
-        outcome.condition.covers(&exit),
-        "the loop exit with i = 0 is infeasible, hence verified:\n{}",
-        outcome.condition.render(&program)
-    );
-    // One iteration less than the path into the loop body: the body itself is not verified.
-    let mut body = exit.clone();
-    if let Some(last) = body.last_mut() {
+/// [`early_loop_exit`] with the branch's other side: into the loop body.
+fn loop_entry(program: &Program) -> Vec<EdgeId> {
+    let mut path = early_loop_exit(program);
+    if let Some(last) = path.last_mut() {
         let head = program.edge(*last).from;
         *last = program
             .out_edges(head)
@@ -76,7 +62,31 @@ fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
             .find(|&e| e != *last)
             .unwrap_or(*last);
     }
-    assert!(!outcome.condition.covers(&body));
+    path
+}
+
+/// An explicit-value run that gives up after 60 states: its condition unrolls the `for` loop.
+fn short_explicit_run(program: &Program) -> AnalysisOutcome {
+    let options = AnalysisOptions {
+        give_up: vec![GiveUp::ReachedStates(60)],
+        order: SearchOrder::Dfs,
+    };
+    run_analysis(AnalysisKind::Explicit, program, &options, None)
+}
+
+#[test]
+fn an_infeasible_loop_exit_is_verified_by_the_arg_condition() {
+    let program = program();
+    let outcome = short_explicit_run(&program);
+    assert!(!outcome.condition.is_trivial_full(), "{}", outcome.reason);
+    let exit = early_loop_exit(&program);
+    assert!(
+        outcome.condition.covers(&exit),
+        "the loop exit with i = 0 is infeasible, hence verified:\n{}",
+        outcome.condition.render(&program)
+    );
+    // The path into the loop body instead: the body itself is not verified.
+    assert!(!outcome.condition.covers(&loop_entry(&program)));
 }
 
 fn state(name: &str, accepting: bool) -> ConditionState {
@@ -175,8 +185,9 @@ fn calls_the_condition_does_not_look_into_stay_calls() {
         function_names(&nothing.program),
         ["check", "inc", "main", "twice"]
     );
+    // No larger than the original: it starts in `q_r`, and `main`'s exit is one location.
     assert!(
-        nothing.program.locations.len() <= program.locations.len() + 1,
+        nothing.program.locations.len() <= program.locations.len(),
         "{} residual locations, {} original",
         nothing.program.locations.len(),
         program.locations.len()
@@ -197,4 +208,63 @@ fn calls_the_condition_does_not_look_into_stay_calls() {
         residual.program.locations.len(),
         program.locations.len()
     );
+}
+
+/// True if the residual program has a path that reads the original edges `path` in order
+/// (edges that read nothing, such as parameter assignments, are passed over).
+fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
+    let program = &residual.program;
+    let mut at = vec![program.main().entry];
+    for &e in path {
+        let mut next = Vec::new();
+        let mut seen = BTreeSet::new();
+        while let Some(l) = at.pop() {
+            if !seen.insert(l) {
+                continue;
+            }
+            for &r in program.out_edges(l) {
+                match residual.edge_reads[r.index()] {
+                    Some(read) if read == e => next.push(program.edge(r).to),
+                    None => at.push(program.edge(r).to),
+                    Some(_) => {}
+                }
+            }
+        }
+        if next.is_empty() {
+            return false;
+        }
+        at = next;
+    }
+    true
+}
+
+/// A condition that unrolls a loop makes the exact residual larger than the original. Capped
+/// at the original's size, the residual is no larger and keeps every path into the loop body;
+/// capped at half the exact size, it also keeps the condition's first distinctions (the loop
+/// exit the analysis found infeasible stays cut off).
+#[test]
+fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
+    let program = program();
+    let condition = short_explicit_run(&program).condition;
+    let exact = reduce(&program, &condition, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+    let original = program.locations.len();
+    let size = exact.program.locations.len();
+    assert!(size > 2 * original, "the condition unrolls the loop");
+    let exit = early_loop_exit(&program);
+    let body = loop_entry(&program);
+    assert!(condition.covers(&exit));
+    assert!(!reads_path(&exact, &exit) && reads_path(&exact, &body));
+    for cap in [original, size / 2] {
+        let capped =
+            reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+        assert!(capped.program.locations.len() <= cap, "cap {cap}");
+        assert!(
+            capped.precise_locations() > 0,
+            "cap {cap}: the condition is not dropped"
+        );
+        assert!(reads_path(&capped, &body), "cap {cap}");
+        if cap > original {
+            assert!(!reads_path(&capped, &exit), "cap {cap}: the first cut is kept");
+        }
+    }
 }

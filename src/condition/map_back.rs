@@ -20,7 +20,7 @@
 //! ([`crate::reducer::Residual::edge_reads`]) — into the callee's entry for a call the residual
 //! program kept as a call — feeds `C_r` that edge's spelling, then follows the residual edges
 //! that read nothing (the rest of an inlined call's parameter assignments, returns from inlined
-//! callees, `main`'s final return) and the returns from kept calls (feeding `C_r` what the
+//! callees) and the returns from kept calls (feeding `C_r` what the
 //! alignment reads at the return) the same way. As soon as `C_r` accepts,
 //! `M` goes to its accepting sink; when no `C_r` run is left, or the original edge has no
 //! residual edge (the path is covered by `A`, so `M` need not cover it) or its residual edge
@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn acceptance_on_a_silent_return_moves_to_the_edge_before() {
         let (program, residual) = fixture_residual();
-        // The residual's silent edges: the return from `f` and `main`'s final return.
+        // The residual's silent edge: the return from `f`.
         let returns: BTreeSet<EdgeId> = silent(&residual)
             .into_iter()
             .filter(|&r| residual.program.edge(r).to != residual.program.main().exit)
@@ -474,11 +474,14 @@ mod tests {
         assert!(m.covers(&path(&[0, 1, 3, 6, 11])));
         assert!(!m.covers(&path(&[0, 1, 3, 6])));
         assert!(!m.covers(&path(THEN_OK)));
-        // Acceptance on main's final return covers the complete paths to the return only.
-        let last: BTreeSet<EdgeId> = silent(&residual)
-            .into_iter()
+        // Acceptance on the edges into main's exit (reading its return statement) covers the
+        // complete paths to the return only.
+        let last: BTreeSet<EdgeId> = residual
+            .program
+            .edge_ids()
             .filter(|&r| residual.program.edge(r).to == residual.program.main().exit)
             .collect();
+        assert!(!last.is_empty());
         let m = mapped(&program, &residual, &accept_on(&residual, last));
         assert!(m.covers(&path(THEN_OK)) && m.covers(&path(ELSE_OK)));
         assert!(!m.covers(&path(&[0, 1, 2, 4, 5, 8])) && !m.covers(&path(ELSE_ERR)));

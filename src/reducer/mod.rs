@@ -8,7 +8,12 @@
 //! is never inlined, so the call stack is bounded) where the condition looks inside the callee; a call
 //! the condition cannot tell anything about inside stays a call of a copy of the original function
 //! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
-//! product) and those copies. The IDENTITY reducer of
+//! product) and those copies. Every product node at `main`'s exit is one location (nothing
+//! follows there), and a condition that covers nothing starts in `q_r`, so its residual is the
+//! original's reachable code and no larger. [`reduce_within`] caps the residual's size: where the
+//! exact product would exceed the cap, the product keeps the automaton states only at its
+//! first nodes (breadth-first) and falls back to `q_r` after them — sound (every uncovered path
+//! stays), covering less. The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
@@ -70,12 +75,22 @@ pub struct Residual {
     /// Per residual edge: the original CFA edge a condition automaton reads when the residual
     /// program takes it (a call kept as a call reads the original call edge, and every edge
     /// of a copied function its original). `None` for edges that read nothing: the second and later parameter
-    /// assignments of an inlined call (the call edge is read by the first), the return from an
-    /// inlined callee (returns are silent for conditions) and `main`'s final return.
+    /// assignments of an inlined call (the call edge is read by the first) and the return from
+    /// an inlined callee (returns are silent for conditions).
     pub edge_reads: Vec<Option<EdgeId>>,
 }
 
 impl Residual {
+    /// The number of locations where the condition is still tracked (automaton states other
+    /// than `q_r`): the product's precise part, the rest is original code.
+    pub fn precise_locations(&self) -> usize {
+        self.origin
+            .iter()
+            .flatten()
+            .filter(|o| !o.automaton_states.is_empty())
+            .count()
+    }
+
     /// True if no path of the residual program reaches an error location.
     pub fn error_unreachable(&self) -> bool {
         !self
@@ -114,16 +129,73 @@ pub fn reduce(
     max_locations: usize,
 ) -> Result<Residual, ReduceError> {
     condition.validate(program)?;
-    // A recursive function stays a call of its copy (its locals per activation) or the
-    // reduction is refused: inlined, it would unfold without bound.
-    let recursive = program.recursive_functions();
     // Only what the condition says matters, not how it is written: fewer automaton states,
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
-    let runner = ConditionRunner::new(&condition);
+    product(program, &condition, max_locations, None)
+}
+
+/// A residual program of at most `cap` locations where one exists:
+/// the exact residual of [`reduce`] if it fits; otherwise the product with the most *precise*
+/// nodes (automaton states other than `q_r`), taken breadth-first from the entry, that fits,
+/// every later node falling back to `q_r` (the original code from there on). Falling back
+/// keeps every path the condition did not cover (Res) and cuts fewer covered ones: the
+/// condition's deeper distinctions are given up where recording them would make the program
+/// larger than `cap`. With no precise node left the residual is the original's reachable code,
+/// which fits any `cap` of at least the original's size; a smaller `cap` may not be met.
+pub fn reduce_within(
+    program: &Program,
+    condition: &ConditionAutomaton,
+    cap: usize,
+    max_locations: usize,
+) -> Result<Residual, ReduceError> {
+    condition.validate(program)?;
+    let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
+    let exact = match product(program, &condition, max_locations.max(cap), None) {
+        Ok(r) if r.program.locations.len() <= cap => return Ok(r),
+        Ok(r) => Some(r),
+        Err(ReduceError::TooLarge { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    // The exact residual has more precise nodes than any budget to try.
+    let mut high = exact.map_or(max_locations, |r| r.precise_locations());
+    let mut best = product(program, &condition, max_locations, Some(0))?;
+    let mut low = 0;
+    // The largest budget found to fit, by bisection (sizes grow with the budget, roughly).
+    while low + 1 < high {
+        let mid = low + (high - low) / 2;
+        match product(program, &condition, max_locations, Some(mid)) {
+            Ok(r) if r.program.locations.len() <= cap => {
+                best = r;
+                low = mid;
+            }
+            Ok(_) | Err(ReduceError::TooLarge { .. }) => high = mid,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(best)
+}
+
+/// Algorithm 1 on the minimised `condition`, with at most `precise_budget` precise product
+/// nodes when given (later ones fall back to `q_r`).
+fn product(
+    program: &Program,
+    condition: &ConditionAutomaton,
+    max_locations: usize,
+    precise_budget: Option<usize>,
+) -> Result<Residual, ReduceError> {
+    // A recursive function stays a call of its copy (its locals per activation) or the
+    // reduction is refused: inlined, it would unfold without bound.
+    let recursive = program.recursive_functions();
+    let runner = ConditionRunner::new(condition);
     let mut keeper = CallKeeper::new(program, &runner);
     let mut builder = ResidualBuilder::new(program);
-    let initial = runner.initial();
+    // A condition that covers nothing starts in `q_r`: the original code.
+    let initial = if condition.is_trivial_empty() || precise_budget == Some(0) {
+        BTreeSet::new()
+    } else {
+        runner.initial()
+    };
     if runner.accepts(&initial) {
         // Everything is covered: the residual program has no execution at all. Its `main`
         // blocks at once (an `assume(0)` edge); a `main` that returned would be an execution
@@ -148,22 +220,18 @@ pub fn reduce(
     };
     let mut ids: HashMap<ProductNode, LocId> = HashMap::new();
     let mut waitlist = VecDeque::new();
+    // Every product node at `main`'s exit is this one location: nothing follows there.
     let exit = builder.location(LocationKind::FunctionExit, None);
+    let main_exit = program.main().exit;
     let entry = builder.product_location(&start, program);
+    let mut precise = usize::from(!start.states.is_empty());
     ids.insert(start.clone(), entry);
     waitlist.push_back(start);
 
     while let Some(node) = waitlist.pop_front() {
         let from = ids[&node];
-        if program.location(node.control.location).kind == LocationKind::FunctionExit
-            && node.control.call_stack.top().is_none()
-        {
-            // `main` returns: the residual main returns too.
-            builder.edge(from, exit, Operation::Skip, program.main().source, None);
-            continue;
-        }
         for step in node.control.steps(program) {
-            let states = match step {
+            let mut states = match step {
                 // Returns are silent for conditions.
                 Step::Return { .. } => node.states.clone(),
                 Step::Edge(e) => runner.step(&node.states, e),
@@ -172,56 +240,53 @@ pub fn reduce(
                 // Covered from here on: cut off.
                 continue;
             }
-            // The callee of a call that stays a call.
-            let kept = match (step, &program.edge(step.edge()).op) {
-                (Step::Edge(_), Operation::Call { callee, .. }) => {
-                    let mut active = vec![program.entry_function];
-                    for c in node.control.call_stack.calls() {
-                        if let Operation::Call { callee, .. } = program.edge(c).op {
-                            active.push(callee);
-                        }
-                    }
-                    keeper.keeps(*callee, &states, &active).then_some(*callee)
+            let mut next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
+            if let Next::Goes { control, .. } = &next {
+                let fresh = || {
+                    !ids.contains_key(&ProductNode {
+                        control: control.clone(),
+                        states: states.clone(),
+                    })
+                };
+                // Past the budget, a new precise node falls back to `q_r`.
+                if !states.is_empty() && precise_budget.is_some_and(|b| precise >= b) && fresh() {
+                    states = BTreeSet::new();
+                    next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
                 }
-                _ => None,
-            };
-            let control = match kept {
-                Some(callee) if !keeper.returns(callee) => {
+            }
+            let (kept, control) = match next {
+                Next::Goes { kept, control } => (kept, control),
+                Next::Ends => {
                     // A kept call that never returns: nothing after it.
                     let end = builder.location(LocationKind::Normal, None);
                     builder.kept_call(from, end, step.edge());
                     continue;
                 }
-                // The call stays a call: the product goes on at the return site.
-                Some(_) => ControlState {
-                    location: program.edge(step.edge()).to,
-                    call_stack: node.control.call_stack.clone(),
-                },
-                None => {
-                    if let Operation::Call { callee, .. } = &program.edge(step.edge()).op {
-                        if recursive[callee.index()] {
-                            return Err(ReduceError::Recursive {
-                                function: program.function(*callee).name.clone(),
-                            });
+                Next::Recursive(f) => {
+                    return Err(ReduceError::Recursive {
+                        function: program.function(f).name.clone(),
+                    })
+                }
+            };
+            let to = if control.location == main_exit && control.call_stack.top().is_none() {
+                exit
+            } else {
+                let next = ProductNode { control, states };
+                match ids.get(&next) {
+                    Some(&l) => l,
+                    None => {
+                        if builder.locations.len() >= max_locations {
+                            return Err(ReduceError::TooLarge { limit: max_locations });
                         }
+                        precise += usize::from(!next.states.is_empty());
+                        let l = builder.product_location(&next, program);
+                        ids.insert(next.clone(), l);
+                        waitlist.push_back(next);
+                        l
                     }
-                    node.control.successor(step, program)
                 }
             };
-            let next = ProductNode { control, states };
-            let to = match ids.get(&next) {
-                Some(&l) => l,
-                None => {
-                    if builder.locations.len() >= max_locations {
-                        return Err(ReduceError::TooLarge { limit: max_locations });
-                    }
-                    let l = builder.product_location(&next, program);
-                    ids.insert(next.clone(), l);
-                    waitlist.push_back(next);
-                    l
-                }
-            };
-            if kept.is_some() {
+            if kept {
                 builder.kept_call(from, to, step.edge());
             } else {
                 builder.step(from, to, step, program);
@@ -229,6 +294,65 @@ pub fn reduce(
         }
     }
     Ok(builder.finish(entry, exit))
+}
+
+/// Where the product goes on after `step` from `control` in the automaton states `states`.
+enum Next {
+    /// To `control`; `kept`: the step is a call that stays a call (the product goes on at the
+    /// return site).
+    Goes { kept: bool, control: ControlState },
+    /// A call kept as a call that never returns.
+    Ends,
+    /// A call of a recursive function that would have to be inlined.
+    Recursive(FuncId),
+}
+
+/// The next control state of `step` (see [`Next`]); `recursive`: per function, whether it is
+/// recursive.
+fn next_control(
+    program: &Program,
+    recursive: &[bool],
+    control: &ControlState,
+    step: Step,
+    states: &BTreeSet<StateId>,
+    keeper: &mut CallKeeper,
+) -> Next {
+    // The callee of a call that stays a call.
+    let call = match (step, &program.edge(step.edge()).op) {
+        (Step::Edge(_), Operation::Call { callee, .. }) => Some(*callee),
+        _ => None,
+    };
+    let Some(callee) = call else {
+        return Next::Goes {
+            kept: false,
+            control: control.successor(step, program),
+        };
+    };
+    let mut active = vec![program.entry_function];
+    for c in control.call_stack.calls() {
+        if let Operation::Call { callee, .. } = program.edge(c).op {
+            active.push(callee);
+        }
+    }
+    if keeper.keeps(callee, states, &active) {
+        if !keeper.returns(callee) {
+            return Next::Ends;
+        }
+        return Next::Goes {
+            kept: true,
+            control: ControlState {
+                location: program.edge(step.edge()).to,
+                call_stack: control.call_stack.clone(),
+            },
+        };
+    }
+    if recursive[callee.index()] {
+        return Next::Recursive(callee);
+    }
+    Next::Goes {
+        kept: false,
+        control: control.successor(step, program),
+    }
 }
 
 struct ResidualBuilder<'p> {
