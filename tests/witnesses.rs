@@ -653,6 +653,79 @@ fn shared_task_witnesses_validate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Flows on shared tasks (short limits): every definite verdict a flow reports — a `true` of a
+/// later stage on a residual program (its witness derived on the original), a `false` of a
+/// native stage on a residual program or of CBMC — carries a witness that passes the schema
+/// and that `baton validate` confirms on the original program.
+#[test]
+fn shared_task_flow_witnesses_validate() {
+    let Some(dir) = shared::benchmarks() else { return };
+    let work = tempfile::tempdir().expect("tempdir");
+    let explicit_then_predicate = "flow: e-p\nbudget: { cpu_time: 60s, memory: 4GB }\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: { reached-states: 200 }\n  - name: predicate\n    tool: predicate\n    input: reduce\n";
+    let predicate_then_cbmc = "flow: p-c\nbudget: { cpu_time: 60s, memory: 4GB }\nstages:\n  - name: predicate\n    tool: predicate\n    give_up: { reached-states: 200 }\n  - name: cbmc\n    tool: cbmc\n    budget: { cpu_time: 20s }\n    options: { unwind: 10 }\n    input: reduce\n";
+    let mut runs = vec![
+        (explicit_then_predicate, "systemc/token_ring.01.cil-1.yml"),
+        (explicit_then_predicate, "systemc/token_ring.01.cil-2.yml"),
+        (explicit_then_predicate, "systemc/kundu1.cil.yml"),
+    ];
+    if tools::cbmc_installed() {
+        runs.push((predicate_then_cbmc, "systemc/token_ring.01.cil-2.yml"));
+    }
+    let (mut residual_trues, mut falses, mut failures) = (0, 0, Vec::new());
+    for (i, (flow_text, task)) in runs.iter().enumerate() {
+        let flow = work.path().join(format!("flow-{i}.yaml"));
+        std::fs::write(&flow, flow_text).expect("write flow");
+        let task = dir.join("c").join(task);
+        let w = work.path().join(format!("witness-{i}.yml"));
+        let (code, out, err) = baton(&[
+            "run",
+            &flow.display().to_string(),
+            &task.display().to_string(),
+            "--witness",
+            &w.display().to_string(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let name = format!("{} on {}", report["flow"], task.display());
+        match report["verdict"].as_str() {
+            Some("true") => {
+                let decided_on = report["stages"]
+                    .as_array()
+                    .and_then(|s| s.iter().find(|r| r["name"] == report["deciding_stage"]))
+                    .map(|r| r["input"].clone());
+                if decided_on.as_ref().and_then(|i| i.as_str()) == Some("residual") {
+                    residual_trues += 1;
+                }
+            }
+            Some("false(unreach-call)") => falses += 1,
+            _ => continue,
+        }
+        let Ok(text) = std::fs::read_to_string(&w) else {
+            failures.push(format!("{name}: no witness: {}", report["witness"]));
+            continue;
+        };
+        let errors = schema_errors(&text);
+        if !errors.is_empty() {
+            failures.push(format!("{name}: schema: {errors:?}"));
+        }
+        let (_, out, _) = baton(&[
+            "validate",
+            &task.display().to_string(),
+            &w.display().to_string(),
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        if v["judgement"] != "confirmed" {
+            failures.push(format!("{name}: {}: {}", v["judgement"], v["reason"]));
+        }
+    }
+    println!("{residual_trues} trues on residual programs and {falses} falses checked");
+    assert!(residual_trues > 0, "no true decided on a residual program");
+    assert!(falses > 0, "no false");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `m == 84` needs `twice` to return 84 (line 6), so the nondet value at line 5 is 42.
 const CALLS: &str = "extern int __VERIFIER_nondet_int(void);
 void reach_error(void) {}
