@@ -531,6 +531,20 @@ fn verify_and_run_write_witnesses_that_validate() {
     assert!(out.contains("Confirmed"), "{out}");
 }
 
+/// `baton run FLOW PROGRAM --witness WITNESS --json`: its JSON report (the run must succeed).
+fn run_flow(flow: &Path, program: &Path, witness: &Path) -> serde_json::Value {
+    let (code, out, err) = baton(&[
+        "run",
+        &flow.display().to_string(),
+        &program.display().to_string(),
+        "--witness",
+        &witness.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("JSON")
+}
+
 /// A `true` decided on a residual program (or with a guide) gets a correctness witness of the
 /// original program, derived there and validated before it is written.
 #[test]
@@ -545,16 +559,8 @@ fn a_true_on_a_residual_program_gets_a_validated_witness() {
         )
         .expect("write flow");
         let w = dir.path().join(format!("{input}.yml"));
-        let (code, out, err) = baton(&[
-            "run",
-            &flow.display().to_string(),
-            &safe.display().to_string(),
-            "--witness",
-            &w.display().to_string(),
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let report = run_flow(&flow, &safe, &w);
+        let out = report.to_string();
         assert_eq!(report["verdict"], "true", "{out}");
         assert_eq!(report["deciding_stage"], "predicate", "{out}");
         let expected_input = if input == "reduce" { "residual" } else { "guide" };
@@ -592,16 +598,8 @@ fn an_external_false_on_a_residual_program_gets_a_witness() {
     )
     .expect("write flow");
     let w = dir.path().join("w.yml");
-    let (code, out, err) = baton(&[
-        "run",
-        &flow.display().to_string(),
-        &bug.display().to_string(),
-        "--witness",
-        &w.display().to_string(),
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let report = run_flow(&flow, &bug, &w);
+    let out = report.to_string();
     assert_eq!(report["verdict"], "false(unreach-call)", "{out}");
     assert_eq!(report["deciding_stage"], "bmc", "{out}");
     assert_eq!(report["stages"][1]["input"], "residual", "{out}");
@@ -677,16 +675,7 @@ fn shared_task_flow_witnesses_validate() {
         std::fs::write(&flow, flow_text).expect("write flow");
         let task = dir.join("c").join(task);
         let w = work.path().join(format!("witness-{i}.yml"));
-        let (code, out, err) = baton(&[
-            "run",
-            &flow.display().to_string(),
-            &task.display().to_string(),
-            "--witness",
-            &w.display().to_string(),
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let report = run_flow(&flow, &task, &w);
         let name = format!("{} on {}", report["flow"], task.display());
         match report["verdict"].as_str() {
             Some("true") => {
