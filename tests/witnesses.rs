@@ -503,14 +503,8 @@ fn verify_and_run_write_witnesses_that_validate() {
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("witness: "), "{out}");
-        let (_, out, _) = baton(&[
-            "validate",
-            &program.display().to_string(),
-            &w.display().to_string(),
-            "--json",
-        ]);
-        let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(json["judgement"], "confirmed", "{out}");
+        let json = validate_cli(&program, &w);
+        assert_eq!(json["judgement"], "confirmed", "{json}");
     }
     // GraphML on request.
     let w = dir.path().join("bug.graphml");
@@ -529,6 +523,17 @@ fn verify_and_run_write_witnesses_that_validate() {
     );
     let (_, out, _) = baton(&["validate", &bug.display().to_string(), &w.display().to_string()]);
     assert!(out.contains("Confirmed"), "{out}");
+}
+
+/// `baton validate PROGRAM WITNESS --json`: its JSON judgement.
+fn validate_cli(program: &Path, witness: &Path) -> serde_json::Value {
+    let (_, out, err) = baton(&[
+        "validate",
+        &program.display().to_string(),
+        &witness.display().to_string(),
+        "--json",
+    ]);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
 }
 
 /// `baton run FLOW PROGRAM --witness WITNESS --json`: its JSON report (the run must succeed).
@@ -698,13 +703,7 @@ fn shared_task_flow_witnesses_validate() {
         if !errors.is_empty() {
             failures.push(format!("{name}: schema: {errors:?}"));
         }
-        let (_, out, _) = baton(&[
-            "validate",
-            &task.display().to_string(),
-            &w.display().to_string(),
-            "--json",
-        ]);
-        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let v = validate_cli(&task, &w);
         if v["judgement"] != "confirmed" {
             failures.push(format!("{name}: {}: {}", v["judgement"], v["reason"]));
         }
