@@ -503,7 +503,7 @@ fn verify_and_run_write_witnesses_that_validate() {
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("witness: "), "{out}");
-        let json = validate_cli(&program, &w);
+        let json = validate_cli(program, &w);
         assert_eq!(json["judgement"], "confirmed", "{json}");
     }
     // GraphML on request.
