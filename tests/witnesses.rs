@@ -503,14 +503,8 @@ fn verify_and_run_write_witnesses_that_validate() {
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("witness: "), "{out}");
-        let (_, out, _) = baton(&[
-            "validate",
-            &program.display().to_string(),
-            &w.display().to_string(),
-            "--json",
-        ]);
-        let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(json["judgement"], "confirmed", "{out}");
+        let json = validate_cli(program, &w);
+        assert_eq!(json["judgement"], "confirmed", "{json}");
     }
     // GraphML on request.
     let w = dir.path().join("bug.graphml");
@@ -531,6 +525,31 @@ fn verify_and_run_write_witnesses_that_validate() {
     assert!(out.contains("Confirmed"), "{out}");
 }
 
+/// `baton validate PROGRAM WITNESS --json`: its JSON judgement.
+fn validate_cli(program: &Path, witness: &Path) -> serde_json::Value {
+    let (_, out, err) = baton(&[
+        "validate",
+        &program.display().to_string(),
+        &witness.display().to_string(),
+        "--json",
+    ]);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+}
+
+/// `baton run FLOW PROGRAM --witness WITNESS --json`: its JSON report (the run must succeed).
+fn run_flow(flow: &Path, program: &Path, witness: &Path) -> serde_json::Value {
+    let (code, out, err) = baton(&[
+        "run",
+        &flow.display().to_string(),
+        &program.display().to_string(),
+        "--witness",
+        &witness.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("JSON")
+}
+
 /// A `true` decided on a residual program (or with a guide) gets a correctness witness of the
 /// original program, derived there and validated before it is written.
 #[test]
@@ -545,16 +564,8 @@ fn a_true_on_a_residual_program_gets_a_validated_witness() {
         )
         .expect("write flow");
         let w = dir.path().join(format!("{input}.yml"));
-        let (code, out, err) = baton(&[
-            "run",
-            &flow.display().to_string(),
-            &safe.display().to_string(),
-            "--witness",
-            &w.display().to_string(),
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let report = run_flow(&flow, &safe, &w);
+        let out = report.to_string();
         assert_eq!(report["verdict"], "true", "{out}");
         assert_eq!(report["deciding_stage"], "predicate", "{out}");
         let expected_input = if input == "reduce" { "residual" } else { "guide" };
@@ -592,16 +603,8 @@ fn an_external_false_on_a_residual_program_gets_a_witness() {
     )
     .expect("write flow");
     let w = dir.path().join("w.yml");
-    let (code, out, err) = baton(&[
-        "run",
-        &flow.display().to_string(),
-        &bug.display().to_string(),
-        "--witness",
-        &w.display().to_string(),
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let report = run_flow(&flow, &bug, &w);
+    let out = report.to_string();
     assert_eq!(report["verdict"], "false(unreach-call)", "{out}");
     assert_eq!(report["deciding_stage"], "bmc", "{out}");
     assert_eq!(report["stages"][1]["input"], "residual", "{out}");
@@ -650,6 +653,64 @@ fn shared_task_witnesses_validate() {
     }
     println!("{trues} correctness and {falses} violation witnesses checked");
     assert!(trues + falses > 0, "no definite verdict on the shared tasks");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Flows on shared tasks (short limits): every definite verdict a flow reports — a `true` of a
+/// later stage on a residual program (its witness derived on the original), a `false` of a
+/// native stage on a residual program or of CBMC — carries a witness that passes the schema
+/// and that `baton validate` confirms on the original program.
+#[test]
+fn shared_task_flow_witnesses_validate() {
+    let Some(dir) = shared::benchmarks() else { return };
+    let work = tempfile::tempdir().expect("tempdir");
+    let explicit_then_predicate = "flow: e-p\nbudget: { cpu_time: 60s, memory: 4GB }\nstages:\n  - name: explicit\n    tool: explicit\n    give_up: { reached-states: 200 }\n  - name: predicate\n    tool: predicate\n    input: reduce\n";
+    let predicate_then_cbmc = "flow: p-c\nbudget: { cpu_time: 60s, memory: 4GB }\nstages:\n  - name: predicate\n    tool: predicate\n    give_up: { reached-states: 200 }\n  - name: cbmc\n    tool: cbmc\n    budget: { cpu_time: 20s }\n    options: { unwind: 10 }\n    input: reduce\n";
+    let mut runs = vec![
+        (explicit_then_predicate, "systemc/token_ring.01.cil-1.yml"),
+        (explicit_then_predicate, "systemc/token_ring.01.cil-2.yml"),
+        (explicit_then_predicate, "systemc/kundu1.cil.yml"),
+    ];
+    if tools::cbmc_installed() {
+        runs.push((predicate_then_cbmc, "systemc/token_ring.01.cil-2.yml"));
+    }
+    let (mut residual_trues, mut falses, mut failures) = (0, 0, Vec::new());
+    for (i, (flow_text, task)) in runs.iter().enumerate() {
+        let flow = work.path().join(format!("flow-{i}.yaml"));
+        std::fs::write(&flow, flow_text).expect("write flow");
+        let task = dir.join("c").join(task);
+        let w = work.path().join(format!("witness-{i}.yml"));
+        let report = run_flow(&flow, &task, &w);
+        let name = format!("{} on {}", report["flow"], task.display());
+        match report["verdict"].as_str() {
+            Some("true") => {
+                let decided_on = report["stages"]
+                    .as_array()
+                    .and_then(|s| s.iter().find(|r| r["name"] == report["deciding_stage"]))
+                    .map(|r| r["input"].clone());
+                if decided_on.as_ref().and_then(|i| i.as_str()) == Some("residual") {
+                    residual_trues += 1;
+                }
+            }
+            Some("false(unreach-call)") => falses += 1,
+            _ => continue,
+        }
+        let Ok(text) = std::fs::read_to_string(&w) else {
+            failures.push(format!("{name}: no witness: {}", report["witness"]));
+            continue;
+        };
+        let errors = schema_errors(&text);
+        if !errors.is_empty() {
+            failures.push(format!("{name}: schema: {errors:?}"));
+        }
+        let v = validate_cli(&task, &w);
+        if v["judgement"] != "confirmed" {
+            failures.push(format!("{name}: {}: {}", v["judgement"], v["reason"]));
+        }
+    }
+    println!("{residual_trues} trues on residual programs and {falses} falses checked");
+    assert!(residual_trues > 0, "no true decided on a residual program");
+    assert!(falses > 0, "no false");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

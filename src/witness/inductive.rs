@@ -84,7 +84,12 @@ fn check_here(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: 
         }
     }
     let deadline = CpuDeadline::after(limits.cpu_time);
-    let config = SolverConfig::default().until(Some(deadline));
+    // No time limit per query but the check's own: one hard query can be the whole check
+    // (a query limit of its own would answer unknown while the check's budget is left).
+    let config = SolverConfig {
+        timeout: None,
+        deadline: Some(deadline),
+    };
     let solver = config.solver();
     let mut checker = Checker {
         program,
