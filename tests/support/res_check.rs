@@ -54,7 +54,10 @@ pub fn outcome(e: &Execution) -> Outcome {
         }
         Ending::InvalidProgram { reason } => normal(format!("INVALID PROGRAM {reason}")),
         Ending::AssumptionViolated { .. } | Ending::Stuck { .. } => Outcome::Blocked(n),
-        Ending::StepLimit | Ending::MemoryLimit { .. } | Ending::CallDepthLimit { .. } => Outcome::Limit,
+        Ending::StepLimit
+        | Ending::MemoryLimit { .. }
+        | Ending::CallDepthLimit { .. }
+        | Ending::Unmodelled { .. } => Outcome::Limit,
     }
 }
 

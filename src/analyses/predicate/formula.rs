@@ -374,6 +374,7 @@ impl<'a> ExprEncoder<'a> {
         }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
+            ExprKind::Address { address, .. } => bv_const(ty.normalize(i128::from(*address)), bits),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 let term = var_term(*v, declared, self.ssa.get(*v));
@@ -831,6 +832,12 @@ impl PathFormula {
                 let v = enc.convert(&v, value.ty, target.ty);
                 conjuncts.push(next.assign(target, v));
             }
+            // A fresh SSA index is an unconstrained value (or array).
+            StepEffect::Havoc { targets } => {
+                for t in targets {
+                    next.ssa.bump(t.var);
+                }
+            }
             StepEffect::Uninitialized { target } => {
                 let idx = next.ssa.bump(target.var);
                 next.uninitialized.push_back(var_term(target.var, target.ty, idx));
@@ -1078,6 +1085,7 @@ mod tests {
                     initial: 0,
                     temporary: false,
                     array: None,
+                    address: None,
                 })
                 .collect(),
             functions: Vec::new(),

@@ -43,6 +43,11 @@ pub enum StepEffect<'p> {
         index: &'p [Expr],
         value: &'p Expr,
     },
+    /// Every target gets an arbitrary value of its type (an array: arbitrary elements): a
+    /// read through a pointer, a new heap block's address, or a write through a pointer to
+    /// the variables it may reach (every address-taken one; heap contents are never tracked,
+    /// reads from them are arbitrary).
+    Havoc { targets: Vec<Typed> },
     /// A nondet value of type `ty`, stored converted into `target` if there is one.
     Nondet { target: Option<Typed>, ty: IntType },
     /// Passable when `(cond != 0) == branch`.
@@ -130,6 +135,13 @@ pub fn step_effect(step: Step, program: &Program) -> Result<StepEffect<'_>, Enco
                 index,
                 value: rhs,
             },
+            Operation::LoadPtr { lhs: var, .. } | Operation::Alloc { lhs: var, .. } => StepEffect::Havoc {
+                targets: vec![typed(*var)?],
+            },
+            Operation::StorePtr { .. } => StepEffect::Havoc {
+                targets: program.address_taken().map(typed).collect::<Result<_, _>>()?,
+            },
+            Operation::Free { .. } => StepEffect::Nothing,
             Operation::Nondet { lhs, ty, .. } => StepEffect::Nondet {
                 target: lhs.map(typed).transpose()?,
                 ty: *ty,

@@ -167,6 +167,7 @@ impl Lowerer<'_> {
             scope: Scope::Local(fid),
             initial: 0,
             temporary: false,
+            address: None,
             array: Some(shape.clone()),
         });
         self.bind(name, Sym::Var(v, t));

@@ -490,6 +490,7 @@ impl Lowerer<'_> {
             scope: Scope::Global,
             initial,
             temporary: false,
+            address: None,
             array,
         });
         self.globals.insert(unique.to_string(), id);
@@ -663,6 +664,7 @@ impl Lowerer<'_> {
                 initial: 0,
                 temporary: true,
                 array: None,
+                address: None,
             });
             self.functions[id.index()].return_var = Some(v);
             self.fs()?.return_var = Some(v);
@@ -687,6 +689,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                address: None,
                 array: None,
             });
             self.bind(&pname, Sym::Var(v, pty));
@@ -799,6 +802,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        address: None,
                         array: None,
                     });
                     // The scope of a declarator starts before its initialiser (C11 6.2.1).

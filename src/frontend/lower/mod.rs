@@ -440,6 +440,7 @@ impl<'a> Lowerer<'a> {
             scope,
             initial: 0,
             temporary: true,
+            address: None,
             array: None,
         }))
     }

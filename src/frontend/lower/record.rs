@@ -426,6 +426,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(fid),
                 initial: 0,
                 temporary: false,
+                address: None,
                 array: array.clone(),
             }));
         }
@@ -624,6 +625,7 @@ impl Lowerer<'_> {
                 initial,
                 temporary: false,
                 array: shape,
+                address: None,
             });
             self.globals.insert(format!("{unique}{suffix}"), id);
             first.get_or_insert(id);
