@@ -118,7 +118,9 @@ impl StaticObjects {
 /// variable: offset 0 and the variable's own size).
 pub fn element_at(offset: u64, ty: IntType, element: IntType, size: u64) -> Option<u64> {
     let width = u64::from(element.size_bytes());
-    (ty.size_bytes() == element.size_bytes() && offset % width == 0 && offset.checked_add(width)? <= size)
+    (ty.size_bytes() == element.size_bytes()
+        && offset.is_multiple_of(width)
+        && offset.checked_add(width)? <= size)
         .then(|| offset / width)
 }
 

@@ -110,6 +110,14 @@ impl ExplicitCpa {
         &self.liveness.live[loc.index()]
     }
 
+    fn objects<'a>(&'a self, program: &'a Program) -> pointers::Objects<'a> {
+        pointers::Objects {
+            statics: &self.statics,
+            recursive: &self.recursive,
+            program,
+        }
+    }
+
     fn is_recursive(&self, func: FuncId) -> bool {
         self.recursive.get(func.index()).copied().unwrap_or(false)
     }
@@ -384,7 +392,7 @@ impl Cpa for ExplicitCpa {
                 Operation::Free { .. } => {}
                 Operation::LoadPtr { lhs, address } => {
                     let ty = program.variable(*lhs).ty;
-                    match pointers::load(state, address, ty, &self.statics, &self.recursive, program) {
+                    match pointers::load(state, address, ty, &self.objects(program)) {
                         pointers::Access::Done(v) => next.set(*lhs, v),
                         pointers::Access::Undefined => return undefined(),
                         pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
@@ -394,10 +402,7 @@ impl Cpa for ExplicitCpa {
                     let Ok(value) = state.eval(rhs, overflow) else {
                         return undefined();
                     };
-                    let (statics, recursive) = (&self.statics, &self.recursive);
-                    match pointers::store(
-                        state, &mut next, address, rhs.ty, value, statics, recursive, program,
-                    ) {
+                    match pointers::store(state, &mut next, address, rhs.ty, value, &self.objects(program)) {
                         pointers::Access::Done(()) => {}
                         pointers::Access::Undefined => return undefined(),
                         pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),

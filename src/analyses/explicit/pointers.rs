@@ -23,6 +23,14 @@ pub enum Access<T> {
     GiveUp(String),
 }
 
+/// What the accesses need to know about the program.
+pub struct Objects<'a> {
+    pub statics: &'a StaticObjects,
+    /// Per function: whether it is recursive.
+    pub recursive: &'a [bool],
+    pub program: &'a Program,
+}
+
 /// Where a known address lands.
 enum Place {
     /// A scalar variable, or an element (flat position, element count) of a tracked array.
@@ -33,13 +41,12 @@ enum Place {
 }
 
 /// The place of an access of `ty` at the known `address`.
-fn place(
-    address: i128,
-    ty: IntType,
-    statics: &StaticObjects,
-    recursive: &[bool],
-    program: &Program,
-) -> Access<Place> {
+fn place(address: i128, ty: IntType, objects: &Objects) -> Access<Place> {
+    let Objects {
+        statics,
+        recursive,
+        program,
+    } = *objects;
     let Ok(address) = u64::try_from(address) else {
         return Access::Undefined;
     };
@@ -80,20 +87,14 @@ fn place(
 }
 
 /// The value `*(ty *)address` reads (`None`: unknown).
-pub fn load(
-    state: &ExplicitState,
-    address: &Expr,
-    ty: IntType,
-    statics: &StaticObjects,
-    recursive: &[bool],
-    program: &Program,
-) -> Access<Option<i128>> {
+pub fn load(state: &ExplicitState, address: &Expr, ty: IntType, objects: &Objects) -> Access<Option<i128>> {
+    let program = objects.program;
     let address = match state.eval(address, program.signed_overflow) {
         Ok(Some(a)) => a,
         Ok(None) => return Access::Done(None),
         Err(_) => return Access::Undefined,
     };
-    match place(address, ty, statics, recursive, program) {
+    match place(address, ty, objects) {
         Access::Done(Place::Var(var, None)) => Access::Done(state.get(var).map(|v| ty.normalize(v))),
         Access::Done(Place::Var(var, Some((at, _)))) => {
             Access::Done(state.arrays.get(var, at).map(|v| ty.normalize(v)))
@@ -111,10 +112,13 @@ pub fn store(
     address: &Expr,
     ty: IntType,
     value: Option<i128>,
-    statics: &StaticObjects,
-    recursive: &[bool],
-    program: &Program,
+    objects: &Objects,
 ) -> Access<()> {
+    let Objects {
+        statics,
+        recursive,
+        program,
+    } = *objects;
     let address = match state.eval(address, program.signed_overflow) {
         Ok(Some(a)) => a,
         Ok(None) => {
@@ -130,7 +134,7 @@ pub fn store(
         }
         Err(_) => return Access::Undefined,
     };
-    match place(address, ty, statics, recursive, program) {
+    match place(address, ty, objects) {
         Access::Done(Place::Var(var, at)) => {
             let element = program.variable(var).ty;
             let value = value.map(|v| element.normalize(ty.normalize(v)));
