@@ -177,13 +177,18 @@ impl Lowerer<'_> {
         if let Expression::Identifier(id) = &e.node {
             if let Some(Sym::Var(v, t)) = self.lookup(&id.node.name).cloned() {
                 self.check_extern(v, at)?;
-                return match t {
-                    CType::Int(_) | CType::Ptr(_) => Ok(Val {
-                        e: self.address_of_var(v, at)?,
-                        pointee: Some(t),
-                    }),
-                    _ => Err(self.unsupported(at, "address of a struct, union or array variable")),
+                // An array of scalars is one variable; an array of structs is flattened.
+                let scalars = match t.array_dims() {
+                    Some((_, elem)) => matches!(elem, CType::Int(_) | CType::Ptr(_)),
+                    None => matches!(t, CType::Int(_) | CType::Ptr(_)),
                 };
+                if !scalars {
+                    return Err(self.unsupported(at, "address of a struct or union variable"));
+                }
+                return Ok(Val {
+                    e: self.address_of_var(v, at)?,
+                    pointee: Some(t),
+                });
             }
         }
         if let Some((address, t)) = self.pointed_object(e)? {
