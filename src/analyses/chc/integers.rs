@@ -431,7 +431,12 @@ impl IntPath {
                 writes.push((target.var, v));
             }
             StepEffect::Store { .. } | StepEffect::CreateArray { .. } => enc.exact = false,
-            StepEffect::Havoc { targets } => {
+            StepEffect::LoadThrough { target, .. } => {
+                let v = enc.unmodelled(target.ty);
+                writes.push((target.var, v));
+            }
+            // What the write may reach becomes arbitrary.
+            StepEffect::Havoc { targets } | StepEffect::StoreThrough { objects: targets, .. } => {
                 for t in targets {
                     if program.variable(t.var).array.is_some() {
                         enc.exact = false;
