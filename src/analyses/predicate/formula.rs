@@ -1060,10 +1060,10 @@ fn object_hit(program: &Program, object: Typed, at: &BV) -> Option<(Bool, Option
     let end = bv_const(i128::from(start.checked_add(size)?), bits);
     let offset = at.bvsub(&base);
     let aligned = offset
-        .bvurem(&bv_const(i128::from(width), bits))
-        .eq(&bv_const(0, bits));
+        .bvurem(bv_const(i128::from(width), bits))
+        .eq(bv_const(0, bits));
     let hit = Bool::and(&[at.bvuge(&base), at.bvult(&end), aligned]);
-    let index = offset.bvudiv(&bv_const(i128::from(width), bits));
+    let index = offset.bvudiv(bv_const(i128::from(width), bits));
     let index = if bits < 64 {
         index.zero_ext(64 - bits)
     } else {

@@ -379,7 +379,7 @@ impl Lowerer<'_> {
         };
         self.check_extern(array, at)?;
         let Some((dims, elem)) = t.array_dims() else {
-            return Err(self.unsupported(at, "subscript of a pointer"));
+            return Err(self.malformed(at, "subscripted value is not an array"));
         };
         if subscripts.len() < dims.len() {
             return Err(self.unsupported(at, "array used as a value (decay to a pointer)"));

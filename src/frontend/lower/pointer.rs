@@ -148,6 +148,11 @@ impl Lowerer<'_> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let (base, elem) = match self.pointed_object(&b.node.lhs)? {
                     Some((a, CType::Array(elem, _))) => (a, *elem),
+                    // A pointer stored where a pointer points (`pp[i][j]`): read it.
+                    Some((a, CType::Ptr(elem))) => {
+                        let ptr = self.model.pointer();
+                        (self.read_place(&Place::Deref { address: a }, ptr)?, *elem)
+                    }
                     Some(_) => return Err(self.malformed(at, "subscripted value is not an array")),
                     None => match self.type_of(&b.node.lhs)? {
                         CType::Ptr(_) => self.pointer_value(&b.node.lhs)?,
