@@ -133,8 +133,8 @@ fn unsupported_constructs_give_one_line_with_line_number() {
             "t.c:3: unsupported: long double",
         ),
         (
-            "int main() {\n\n  int a[3];\n  return a == 0;\n}\n",
-            "t.c:4: unsupported: array used as a value (decay to a pointer)",
+            "struct s { int f; };\nint main() {\n  struct s a[3];\n  return a == 0;\n}\n",
+            "t.c:4: unsupported: array used as a value (decay to a pointer) of this type",
         ),
         (
             "int main() {\n  int (*p)[3];\n  return p == 0;\n}\n",
