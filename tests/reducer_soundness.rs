@@ -379,6 +379,36 @@ int main(void) {
 }
 "#,
     ),
+    (
+        "heap_list",
+        &[2, 6, 7],
+        r#"
+extern void *malloc(unsigned long);
+extern void free(void *);
+struct node { int value; struct node *next; };
+int main(void) {
+  struct node *head = 0;
+  int total = 0;
+  int *t = &total;
+  int n = __VERIFIER_nondet_int();
+  if (n < 0 || n > 4) return 0;
+  for (int i = 0; i < n; i++) {
+    struct node *x = malloc(sizeof(struct node));
+    x->value = __VERIFIER_nondet_int();
+    x->next = head;
+    head = x;
+  }
+  while (head) {
+    *t += head->value & 7;
+    struct node *next = head->next;
+    free(head);
+    head = next;
+  }
+  if (total == 13) reach_error();
+  return total;
+}
+"#,
+    ),
 ];
 
 fn load(name: &str, body: &str) -> Program {

@@ -12,10 +12,14 @@
 //! `int a[12]` and `a[i][j]` becomes `a[(i) * 4 + (j)]`. A variable-length array becomes a
 //! pointer that its declaration points at `__builtin_alloca` storage, because every local is
 //! declared at the top of its function (a `goto` may not jump into the scope of a VLA).
+//!
+//! Pointers are values of the unsigned integer type of pointer width, as in the CFA
+//! ([`super::address`]): `&x` is `((unsigned int)&x)`, a read through a pointer
+//! `*(int *)(p)`, and heap blocks come from the C library's functions.
 
 use super::expr::Expr;
 use super::memory::Extent;
-use super::{LocId, Operation, Program, Scope, VarId};
+use super::{AllocKind, LocId, Operation, Program, Scope, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -135,6 +139,14 @@ pub fn emit_c(program: &Program) -> String {
     for (f, ty) in &nondet_functions {
         let _ = writeln!(out, "extern {ty} {f}(void);");
     }
+    if program.edges.iter().any(|e| e.op.is_pointer_access()) {
+        let size = model.ulong().c_name(model);
+        let _ = writeln!(
+            out,
+            "extern void *malloc({size});\nextern void *calloc({size}, {size});\n\
+             extern void *realloc(void *, {size});\nextern void free(void *);"
+        );
+    }
     out.push('\n');
     for (id, v) in program.globals() {
         match &v.array {
@@ -193,11 +205,13 @@ pub fn emit_c(program: &Program) -> String {
         for &loc in &f.locations {
             for &e in program.out_edges(loc) {
                 let op = &program.edge(e).op;
-                op.for_each_var(&mut |v| {
+                let mut local = |v: VarId| {
                     if program.variable(v).scope != Scope::Global && !f.params.contains(&v) {
                         locals.insert(v);
                     }
-                });
+                };
+                op.for_each_var(&mut local);
+                op.for_each_expr(&mut |e| e.for_each_address(&mut |v, _| local(v)));
             }
         }
         if let Some(rv) = f.return_var {
@@ -305,6 +319,31 @@ pub fn emit_c(program: &Program) -> String {
                         )
                     }
                     Operation::Assign { lhs, rhs } => format!("{} = {}; goto {to};", name(*lhs), expr(rhs)),
+                    Operation::LoadPtr { lhs, address } => format!(
+                        "{} = *({} *){}; goto {to};",
+                        name(*lhs),
+                        program.variable(*lhs).ty.c_name(model),
+                        expr(address)
+                    ),
+                    Operation::StorePtr { address, rhs } => format!(
+                        "*({} *){} = {}; goto {to};",
+                        rhs.ty.c_name(model),
+                        expr(address),
+                        expr(rhs)
+                    ),
+                    Operation::Alloc { lhs, kind, size } => {
+                        let call = match kind {
+                            AllocKind::Malloc => format!("malloc({})", expr(size)),
+                            AllocKind::Calloc => format!("calloc(1, {})", expr(size)),
+                            AllocKind::Alloca => format!("__builtin_alloca({})", expr(size)),
+                            AllocKind::Realloc { from } => {
+                                format!("realloc((void *){}, {})", expr(from), expr(size))
+                            }
+                        };
+                        let ty = program.variable(*lhs).ty.c_name(model);
+                        format!("{} = ({ty}){call}; goto {to};", name(*lhs))
+                    }
+                    Operation::Free { address } => format!("free((void *){}); goto {to};", expr(address)),
                     Operation::Nondet { lhs, ty, .. } => {
                         let call = format!("__VERIFIER_nondet_{}()", ty.nondet_suffix(model));
                         match lhs {

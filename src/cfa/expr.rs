@@ -24,6 +24,12 @@ pub enum ExprKind {
     Const(i128),
     /// The current value of a variable.
     Var(VarId),
+    /// `&var`: the fixed address of an address-taken variable (see
+    /// [`super::address`]), of pointer type. It reads no value.
+    Address {
+        var: VarId,
+        address: u64,
+    },
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// Conversion of the operand's value to the node's type (C's cast).
@@ -189,7 +195,7 @@ impl Expr {
         match &self.kind {
             ExprKind::Unary(_, a) | ExprKind::Binary(_, a, _) => a.ty.is_float() || self.ty.is_float(),
             ExprKind::Cast(a) => a.ty != self.ty && (a.ty.is_float() || self.ty.is_float()),
-            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Bitcast(_) => false,
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Bitcast(_) => false,
         }
     }
 
@@ -204,12 +210,25 @@ impl Expr {
     /// Calls `f` on every variable the expression reads.
     pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
         match &self.kind {
-            ExprKind::Const(_) => {}
+            ExprKind::Const(_) | ExprKind::Address { .. } => {}
             ExprKind::Var(v) => f(*v),
             ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_var(f),
             ExprKind::Binary(_, a, b) => {
                 a.for_each_var(f);
                 b.for_each_var(f);
+            }
+        }
+    }
+
+    /// Calls `f` on every variable whose address (`&var`) the expression takes, with it.
+    pub fn for_each_address(&self, f: &mut impl FnMut(VarId, u64)) {
+        match &self.kind {
+            ExprKind::Const(_) | ExprKind::Var(_) => {}
+            ExprKind::Address { var, address } => f(*var, *address),
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_address(f),
+            ExprKind::Binary(_, a, b) => {
+                a.for_each_address(f);
+                b.for_each_address(f);
             }
         }
     }
@@ -231,6 +250,9 @@ impl Expr {
         match &self.kind {
             ExprKind::Const(v) => write_c_constant(out, *v, self.ty, model),
             ExprKind::Var(v) => out.push_str(&name(*v)),
+            ExprKind::Address { var, .. } => {
+                let _ = write!(out, "(({})&{})", self.ty.c_name(model), name(*var));
+            }
             ExprKind::Unary(op, e) => {
                 let _ = write!(out, "({}", op.symbol());
                 e.write_c(out, model, name);
@@ -291,6 +313,7 @@ impl fmt::Display for Expr {
             }
             ExprKind::Const(v) => write!(f, "{v}"),
             ExprKind::Var(v) => write!(f, "v{}", v.0),
+            ExprKind::Address { var, .. } => write!(f, "&v{}", var.0),
             ExprKind::Unary(op, e) => write!(f, "{}{}", op.symbol(), e),
             ExprKind::Binary(op, a, b) => write!(f, "({} {} {})", a, op.symbol(), b),
             ExprKind::Cast(e) => write!(f, "({}){}", self.ty, e),

@@ -31,15 +31,27 @@
 //!   `Declare` edge runs. An array larger than [`MAX_ARRAY_ELEMENTS`] ends the run with
 //!   [`Ending::MemoryLimit`]. An index outside its dimension or a variable-length array size
 //!   that is not positive is undefined behaviour.
+//! - Pointers ([`super::address`]): a read or write through a pointer reaches an
+//!   address-taken variable (one whole scalar or array element; a local only while its
+//!   function is active) or a heap block ([`heap`]). `malloc` never fails. A null, dangling,
+//!   out-of-bounds or unaligned-to-any-object access, a double or invalid `free` and a read of
+//!   uninitialised `malloc` memory are undefined behaviour; an access the model cannot
+//!   express (a variable's bytes read as a narrower type, a pointer to a local of a function
+//!   with several active calls) ends the run with [`Ending::Unmodelled`].
 //! - An operation with undefined behaviour (see [`semantics`]; signed overflow unless the
 //!   program's [`Program::signed_overflow`] is `wrap`) ends the run with
 //!   [`Ending::UndefinedBehavior`] saying what and at which line: such a run is never a
 //!   violation of the property, whatever follows.
 
+mod heap;
+
+use super::address::{self, StaticObjects, HEAP_BASE};
 use super::expr::Expr;
 use super::memory::{self, element_count, flat_index, Extent};
 use super::semantics::{self, UndefinedBehavior};
+use super::types::IntType;
 use super::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, VarId};
+use heap::{Fault, Heap};
 use std::fmt;
 
 /// The most elements one array may have in a run (each takes 16 bytes here).
@@ -93,6 +105,9 @@ pub enum Ending {
     CallDepthLimit { line: u32 },
     /// Evaluating an expression at `line` hit behaviour C leaves undefined.
     UndefinedBehavior { what: UndefinedBehavior, line: u32 },
+    /// An access through a pointer at `line` that C defines but Baton's memory model does
+    /// not represent: a limit of the interpreter, neither undefined behaviour nor a verdict.
+    Unmodelled { what: String, line: u32 },
     /// The run reached a location without outgoing edges that is neither an exit nor an error
     /// location; `line` is the line of the last executed edge (0 if none).
     Stuck { location: LocId, line: u32 },
@@ -120,6 +135,7 @@ impl Ending {
             Ending::MemoryLimit { .. } => "memory_limit",
             Ending::CallDepthLimit { .. } => "call_depth_limit",
             Ending::UndefinedBehavior { .. } => "undefined_behavior",
+            Ending::Unmodelled { .. } => "unmodelled",
             Ending::Stuck { .. } => "stuck",
             Ending::InvalidProgram { .. } => "invalid_program",
         }
@@ -150,6 +166,9 @@ impl fmt::Display for Ending {
             ),
             Ending::UndefinedBehavior { what, line } => {
                 write!(f, "undefined behaviour: {what} at line {line}")
+            }
+            Ending::Unmodelled { what, line } => {
+                write!(f, "not modelled by the interpreter: {what} at line {line}")
             }
             Ending::Stuck { location, line } => write!(
                 f,
@@ -218,6 +237,9 @@ pub fn execute_observed(
         nondet_values: Vec::new(),
         locals: Vec::new(),
         active: Vec::new(),
+        statics: StaticObjects::of(program),
+        heap: Heap::new(program.data_model.pointer_bits()),
+        depth: 0,
     };
     let ending = match validate(program) {
         Ok(()) => run.run(observer),
@@ -269,6 +291,18 @@ struct Run<'a> {
     locals: Vec<Vec<VarId>>,
     /// Per function: how many activations are on the stack.
     active: Vec<u32>,
+    /// The address-taken variables by address.
+    statics: StaticObjects,
+    heap: Heap,
+    /// How many calls are active (0 in the entry function).
+    depth: usize,
+}
+
+/// Where an access through a pointer lands.
+enum Target {
+    /// A scalar variable, or the element at this flat position of an array variable.
+    Var(VarId, Option<usize>),
+    Heap(u64),
 }
 
 impl Run<'_> {
@@ -320,6 +354,131 @@ impl Run<'_> {
             &|v: VarId| self.values[v.index()],
             self.program.signed_overflow,
         )
+    }
+
+    /// The value of a pointer expression as an address.
+    fn pointer(&self, address: &Expr, line: u32) -> Result<u64, Ending> {
+        let value = self
+            .eval(address)
+            .map_err(|what| Ending::UndefinedBehavior { what, line })?;
+        // Pointer values are unsigned; anything else comes from an integer cast.
+        u64::try_from(value).map_err(|_| Ending::UndefinedBehavior {
+            what: UndefinedBehavior::InvalidPointer,
+            line,
+        })
+    }
+
+    /// The object an access of `ty` through `address` reaches.
+    fn target(&self, address: &Expr, ty: IntType, line: u32) -> Result<Target, Ending> {
+        let ub = |what| Ending::UndefinedBehavior { what, line };
+        let a = self.pointer(address, line)?;
+        if a == 0 {
+            return Err(ub(UndefinedBehavior::NullDereference));
+        }
+        if a >= HEAP_BASE {
+            return Ok(Target::Heap(a));
+        }
+        let (var, offset, size) = self
+            .statics
+            .find(a)
+            .ok_or(ub(UndefinedBehavior::InvalidPointer))?;
+        let v = self.program.variable(var);
+        if let super::Scope::Local(f) = v.scope {
+            match self.active[f.index()] {
+                0 => return Err(ub(UndefinedBehavior::DanglingPointer)),
+                1 => {}
+                _ => {
+                    return Err(Ending::Unmodelled {
+                        what: "pointer to a local of a function with several active calls".into(),
+                        line,
+                    })
+                }
+            }
+        }
+        let width = u64::from(ty.size_bytes());
+        if offset.checked_add(width).is_none_or(|end| end > size) {
+            return Err(ub(UndefinedBehavior::PointerOutOfBounds));
+        }
+        let Some(at) = address::element_at(offset, ty, v.ty, size) else {
+            return Err(Ending::Unmodelled {
+                what: format!(
+                    "access of `{}` through a pointer to another type or inside one of its values",
+                    v.name
+                ),
+                line,
+            });
+        };
+        Ok(Target::Var(var, v.array.is_some().then_some(at as usize)))
+    }
+
+    /// `*(ty *)address`.
+    fn read_through(&self, address: &Expr, ty: IntType, line: u32) -> Result<i128, Ending> {
+        match self.target(address, ty, line)? {
+            Target::Var(var, None) => Ok(ty.normalize(self.values[var.index()])),
+            Target::Var(var, Some(at)) => self.arrays[var.index()]
+                .as_ref()
+                .and_then(|a| a.elements.get(at))
+                .map(|&v| ty.normalize(v))
+                .ok_or(Ending::UndefinedBehavior {
+                    what: UndefinedBehavior::DanglingPointer,
+                    line,
+                }),
+            Target::Heap(a) => self.heap.read(a, ty).map_err(|f| fault(f, line)),
+        }
+    }
+
+    /// `*(ty *)address = value`; the variable written as a whole, for the trace.
+    fn write_through(
+        &mut self,
+        address: &Expr,
+        ty: IntType,
+        value: i128,
+        line: u32,
+    ) -> Result<Option<(VarId, i128)>, Ending> {
+        match self.target(address, ty, line)? {
+            Target::Var(var, None) => {
+                // Same size: the variable's type reads the same bytes.
+                let stored = self.program.variable(var).ty.normalize(ty.normalize(value));
+                self.values[var.index()] = stored;
+                Ok(Some((var, stored)))
+            }
+            Target::Var(var, Some(at)) => {
+                let element = self.program.variable(var).ty;
+                let slot = self.arrays[var.index()]
+                    .as_mut()
+                    .and_then(|a| a.elements.get_mut(at))
+                    .ok_or(Ending::UndefinedBehavior {
+                        what: UndefinedBehavior::DanglingPointer,
+                        line,
+                    })?;
+                *slot = element.normalize(ty.normalize(value));
+                Ok(None)
+            }
+            Target::Heap(a) => self
+                .heap
+                .write(a, ty, value)
+                .map(|()| None)
+                .map_err(|f| fault(f, line)),
+        }
+    }
+
+    /// Makes a heap block; its address.
+    fn allocate(&mut self, kind: &super::AllocKind, size: &Expr, line: u32) -> Result<u64, Ending> {
+        use super::AllocKind;
+        let size = self
+            .eval(size)
+            .map_err(|what| Ending::UndefinedBehavior { what, line })?;
+        let size = u64::try_from(size).map_err(|_| Ending::MemoryLimit { line })?;
+        let made = match kind {
+            AllocKind::Malloc => self.heap.allocate(size, false, None),
+            AllocKind::Calloc => self.heap.allocate(size, true, None),
+            AllocKind::Alloca => self.heap.allocate(size, false, Some(self.depth)),
+            AllocKind::Realloc { from } => match self.pointer(from, line)? {
+                0 => self.heap.allocate(size, false, None),
+                a => self.heap.reallocate(a, size),
+            },
+        };
+        made.map_err(|f| fault(f, line))
     }
 
     /// Stores `value` into `var`, converted to the variable's type; returns the stored value.
@@ -428,6 +587,8 @@ impl Run<'_> {
                     None => return Ending::Returned { value: returned },
                     Some(frame) => {
                         self.active[frame.callee.index()] -= 1;
+                        self.depth = stack.len();
+                        self.heap.end_frames_above(self.depth);
                         if let Some(saved) = frame.saved {
                             self.restore_locals(frame.callee, saved);
                         }
@@ -548,6 +709,37 @@ impl Run<'_> {
                     Ok(v) => writes.push((*lhs, self.store(*lhs, v))),
                     Err(what) => return ub(what),
                 },
+                Operation::LoadPtr { lhs, address } => {
+                    let ty = program.variable(*lhs).ty;
+                    match self.read_through(address, ty, line) {
+                        Ok(v) => writes.push((*lhs, self.store(*lhs, v))),
+                        Err(ending) => return ending,
+                    }
+                }
+                Operation::StorePtr { address, rhs } => {
+                    let value = match self.eval(rhs) {
+                        Ok(v) => v,
+                        Err(what) => return ub(what),
+                    };
+                    match self.write_through(address, rhs.ty, value, line) {
+                        Ok(Some(write)) => writes.push(write),
+                        Ok(None) => {}
+                        Err(ending) => return ending,
+                    }
+                }
+                Operation::Alloc { lhs, kind, size } => match self.allocate(kind, size, line) {
+                    Ok(a) => writes.push((*lhs, self.store(*lhs, i128::from(a)))),
+                    Err(ending) => return ending,
+                },
+                Operation::Free { address } => {
+                    let freed = self.pointer(address, line).and_then(|a| match a {
+                        0 => Ok(()),
+                        a => self.heap.free(a).map_err(|f| fault(f, line)),
+                    });
+                    if let Err(ending) = freed {
+                        return ending;
+                    }
+                }
                 Operation::Nondet { lhs, ty, .. } => {
                     let value = match self.inputs.get(self.inputs_consumed) {
                         Some(&v) => {
@@ -584,6 +776,7 @@ impl Run<'_> {
                         result: *result,
                         saved,
                     });
+                    self.depth = stack.len();
                     next = target.entry;
                 }
                 Operation::Return { value } => {
@@ -626,6 +819,15 @@ impl Run<'_> {
             }
             current = next;
         }
+    }
+}
+
+/// The ending a heap fault at `line` gives.
+fn fault(f: Fault, line: u32) -> Ending {
+    match f {
+        Fault::Undefined(what) => Ending::UndefinedBehavior { what, line },
+        Fault::Unmodelled(what) => Ending::Unmodelled { what, line },
+        Fault::Limit => Ending::MemoryLimit { line },
     }
 }
 
@@ -674,6 +876,8 @@ fn validate(p: &Program) -> Result<(), String> {
     let expr_ok = |e: &Expr| {
         let mut ok = true;
         e.for_each_var(&mut |v| ok &= var_ok(v));
+        // An address must be the one its variable was given.
+        e.for_each_address(&mut |v, a| ok &= var_ok(v) && p.variables[v.index()].address == Some(a));
         ok
     };
     // An array with one index per dimension and variable extents that exist.
@@ -716,6 +920,17 @@ fn validate(p: &Program) -> Result<(), String> {
                         .is_none_or(|a| a.extent_vars().all(var_ok))
             }
             Operation::Assign { lhs, rhs } => var_ok(*lhs) && expr_ok(rhs),
+            Operation::LoadPtr { lhs, address } => var_ok(*lhs) && expr_ok(address),
+            Operation::StorePtr { address, rhs } => expr_ok(address) && expr_ok(rhs),
+            Operation::Alloc { lhs, kind, size } => {
+                var_ok(*lhs)
+                    && expr_ok(size)
+                    && match kind {
+                        super::AllocKind::Realloc { from } => expr_ok(from),
+                        _ => true,
+                    }
+            }
+            Operation::Free { address } => expr_ok(address),
             Operation::Load { lhs, array, index } => {
                 var_ok(*lhs) && array_ok(*array, index.len()) && index.iter().all(expr_ok)
             }
@@ -788,6 +1003,7 @@ mod tests {
                 scope,
                 initial,
                 temporary: false,
+                address: None,
                 array: None,
             });
             VarId(self.p.variables.len() as u32 - 1)
@@ -1139,7 +1355,14 @@ mod tests {
                 UndefinedBehavior::ArrayIndexOutOfBounds
                 | UndefinedBehavior::ArraySizeNotPositive
                 | UndefinedBehavior::FloatConversionOutOfRange
-                | UndefinedBehavior::IntegerOperatorOnFloat => {
+                | UndefinedBehavior::IntegerOperatorOnFloat
+                | UndefinedBehavior::NullDereference
+                | UndefinedBehavior::InvalidPointer
+                | UndefinedBehavior::PointerOutOfBounds
+                | UndefinedBehavior::DanglingPointer
+                | UndefinedBehavior::DoubleFree
+                | UndefinedBehavior::InvalidFree
+                | UndefinedBehavior::UninitializedRead => {
                     unreachable!("not an integer operator's undefined behaviour")
                 }
             };

@@ -12,6 +12,7 @@
 //! Arrays are variables too ([`memory`]): they are read and written only by `Load` and `Store`
 //! edges, so expressions stay scalar.
 
+pub mod address;
 pub mod dot;
 pub mod emit_c;
 pub mod expr;
@@ -83,6 +84,9 @@ pub struct Variable {
     pub array: Option<ArrayShape>,
     /// Static initial value of a global (0 when the source gives none).
     pub initial: i128,
+    /// The variable's address, if the program takes it (see [`address`]).
+    #[serde(default)]
+    pub address: Option<u64>,
     /// True for variables the frontend introduced (temporaries for calls, `&&`, `?:`, …).
     pub temporary: bool,
 }
@@ -140,6 +144,16 @@ pub enum Operation {
         index: Vec<Expr>,
         rhs: Expr,
     },
+    /// `lhs = *(T *)address`, `T` the type of `lhs`: a read through a pointer (see
+    /// [`address`]).
+    LoadPtr { lhs: VarId, address: Expr },
+    /// `*(T *)address = rhs`, `T` the type of `rhs`: a write through a pointer.
+    StorePtr { address: Expr, rhs: Expr },
+    /// `lhs` gets the address of a fresh heap block of `size` bytes (`size` of type
+    /// `size_t`); the allocation never fails.
+    Alloc { lhs: VarId, kind: AllocKind, size: Expr },
+    /// `free(address)`.
+    Free { address: Expr },
     /// `lhs = rhs` (the rhs already converted to the variable's type).
     Assign { lhs: VarId, rhs: Expr },
     /// `lhs = __VERIFIER_nondet_<ty>()` or the result of an external function without body;
@@ -167,10 +181,71 @@ pub enum Operation {
     Exit { code: Expr },
 }
 
+/// How a heap block is made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AllocKind {
+    /// `malloc`: contents indeterminate.
+    Malloc,
+    /// `calloc`: every byte zero.
+    Calloc,
+    /// `alloca`: contents indeterminate, freed when the calling function returns.
+    Alloca,
+    /// `realloc(from, size)`: the block at `from` (a null `from` is `malloc`) moves to a new
+    /// block of `size` bytes, keeping what fits.
+    Realloc { from: Expr },
+}
+
+impl AllocKind {
+    /// The C function.
+    pub fn function(&self) -> &'static str {
+        match self {
+            AllocKind::Malloc => "malloc",
+            AllocKind::Calloc => "calloc",
+            AllocKind::Alloca => "alloca",
+            AllocKind::Realloc { .. } => "realloc",
+        }
+    }
+}
+
 impl Operation {
     /// True for an assume edge.
     pub fn is_assume(&self) -> bool {
         matches!(self, Operation::Assume { .. })
+    }
+
+    /// Calls `f` on every expression of the operation.
+    pub fn for_each_expr(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            Operation::Load { index, .. } => index.iter().for_each(&mut *f),
+            Operation::Store { index, rhs, .. } => {
+                index.iter().for_each(&mut *f);
+                f(rhs);
+            }
+            Operation::StorePtr { address, rhs } => {
+                f(address);
+                f(rhs);
+            }
+            Operation::Alloc { kind, size, .. } => {
+                if let AllocKind::Realloc { from } = kind {
+                    f(from);
+                }
+                f(size);
+            }
+            Operation::Call { args, .. } => args.iter().for_each(f),
+            Operation::LoadPtr { address: e, .. }
+            | Operation::Free { address: e }
+            | Operation::Declare { init: Some(e), .. }
+            | Operation::Assign { rhs: e, .. }
+            | Operation::Assume { cond: e, .. }
+            | Operation::Return { value: Some(e) }
+            | Operation::Exit { code: e } => f(e),
+            Operation::Skip
+            | Operation::Declare { init: None, .. }
+            | Operation::Nondet { .. }
+            | Operation::Return { value: None }
+            | Operation::Error { .. }
+            | Operation::Abort { .. } => {}
+        }
     }
 
     /// Calls `f` on every variable the operation reads or writes.
@@ -181,36 +256,41 @@ impl Operation {
         self.for_each_read(f);
     }
 
-    /// True if the operation reads or writes array elements, or creates an array.
+    /// True if the operation reads or writes array elements or memory through a pointer, or
+    /// creates an array or a heap block.
     pub fn touches_memory(&self, program: &Program) -> bool {
         match self {
-            Operation::Load { .. } | Operation::Store { .. } => true,
+            Operation::Load { .. }
+            | Operation::Store { .. }
+            | Operation::LoadPtr { .. }
+            | Operation::StorePtr { .. }
+            | Operation::Alloc { .. }
+            | Operation::Free { .. } => true,
             Operation::Declare { var, .. } => program.variable(*var).array.is_some(),
             _ => false,
         }
     }
 
+    /// True for an operation on memory through a pointer ([`address`]): what it reads or
+    /// writes is not named by variables.
+    pub fn is_pointer_access(&self) -> bool {
+        matches!(
+            self,
+            Operation::LoadPtr { .. }
+                | Operation::StorePtr { .. }
+                | Operation::Alloc { .. }
+                | Operation::Free { .. }
+        )
+    }
+
     /// Calls `f` on every variable the operation reads. An array that is loaded from or
-    /// stored into counts as read (a store changes only part of it).
+    /// stored into counts as read (a store changes only part of it). Variables read or
+    /// written through pointers are not named (see [`Operation::is_pointer_access`]).
     pub fn for_each_read(&self, f: &mut impl FnMut(VarId)) {
-        match self {
-            Operation::Load { array, index, .. } => {
-                f(*array);
-                index.iter().for_each(|e| e.for_each_var(f));
-            }
-            Operation::Store { array, index, rhs } => {
-                f(*array);
-                index.iter().for_each(|e| e.for_each_var(f));
-                rhs.for_each_var(f);
-            }
-            Operation::Declare { init: Some(e), .. }
-            | Operation::Assign { rhs: e, .. }
-            | Operation::Assume { cond: e, .. }
-            | Operation::Return { value: Some(e) }
-            | Operation::Exit { code: e } => e.for_each_var(f),
-            Operation::Call { args, .. } => args.iter().for_each(|a| a.for_each_var(f)),
-            _ => {}
+        if let Operation::Load { array, .. } | Operation::Store { array, .. } = self {
+            f(*array);
         }
+        self.for_each_expr(&mut |e| e.for_each_var(f));
     }
 
     /// The variable the operation writes as a whole, if any (not counting callee parameters;
@@ -219,6 +299,7 @@ impl Operation {
         match self {
             Operation::Declare { var, .. } => Some(*var),
             Operation::Load { lhs, .. } => Some(*lhs),
+            Operation::LoadPtr { lhs, .. } | Operation::Alloc { lhs, .. } => Some(*lhs),
             Operation::Assign { lhs, .. } => Some(*lhs),
             Operation::Nondet { lhs, .. } => *lhs,
             Operation::Call { result, .. } => *result,
@@ -429,6 +510,15 @@ impl Program {
             .map(|(i, v)| (VarId(i as u32), v))
     }
 
+    /// The variables whose address the program takes (see [`address`]).
+    pub fn address_taken(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.address.is_some())
+            .map(|(i, _)| VarId(i as u32))
+    }
+
     /// `file:line` of a source position.
     pub fn describe(&self, at: SourceLoc) -> String {
         let file = self
@@ -480,6 +570,16 @@ impl Program {
                 )
             }
             Operation::Assign { lhs, rhs } => format!("{} = {};", name(*lhs), expr(rhs)),
+            Operation::LoadPtr { lhs, address } => format!("{} = *{};", name(*lhs), expr(address)),
+            Operation::StorePtr { address, rhs } => format!("*{} = {};", expr(address), expr(rhs)),
+            Operation::Alloc { lhs, kind, size } => {
+                let from = match kind {
+                    AllocKind::Realloc { from } => format!("{}, ", expr(from)),
+                    _ => String::new(),
+                };
+                format!("{} = {}({from}{});", name(*lhs), kind.function(), expr(size))
+            }
+            Operation::Free { address } => format!("free({});", expr(address)),
             Operation::Load { lhs, array, index } => {
                 format!("{} = {}{};", name(*lhs), name(*array), subscripts(index))
             }

@@ -52,6 +52,29 @@ pub enum UndefinedBehavior {
     /// frontend never builds one, C does not define it.
     #[error("integer operator on floating-point operands")]
     IntegerOperatorOnFloat,
+    /// A read or write through a null pointer (`free(NULL)` is fine).
+    #[error("null pointer dereference")]
+    NullDereference,
+    /// An access through an address that is in no object (nor one past its end).
+    #[error("access through a pointer to no object")]
+    InvalidPointer,
+    /// An access that does not lie wholly inside the object its pointer points into.
+    #[error("access outside the bounds of the pointed-to object")]
+    PointerOutOfBounds,
+    /// An access through a pointer into a freed heap block or a local whose function
+    /// returned.
+    #[error("access through a dangling pointer (use after free or after the end of its lifetime)")]
+    DanglingPointer,
+    /// `free` or `realloc` of a heap block already freed.
+    #[error("double free")]
+    DoubleFree,
+    /// `free` or `realloc` of a pointer that is not the start of a block from `malloc`,
+    /// `calloc` or `realloc`.
+    #[error("free of a pointer that is not the start of an allocated block")]
+    InvalidFree,
+    /// A read of heap memory never written since `malloc` (an indeterminate value).
+    #[error("read of uninitialised heap memory")]
+    UninitializedRead,
 }
 
 /// What signed arithmetic overflow means: undefined behaviour as in C (paths through it are
@@ -230,6 +253,7 @@ pub fn eval(
 ) -> Result<Option<i128>, UndefinedBehavior> {
     Ok(match &expr.kind {
         ExprKind::Const(v) => Some(*v),
+        ExprKind::Address { address, .. } => Some(expr.ty.normalize(i128::from(*address))),
         ExprKind::Var(v) => env(*v).map(|x| expr.ty.normalize(x)),
         ExprKind::Cast(e) => match eval(e, env, overflow)? {
             Some(x) => Some(convert(x, e.ty, expr.ty)?),
@@ -295,7 +319,7 @@ fn collect_defined(expr: &Expr, overflow: SignedOverflow, out: &mut Vec<Expr>) {
         out.push(cmp(BinaryOp::Le, exact, Expr::constant(ty.max(), ll)));
     };
     match &expr.kind {
-        ExprKind::Const(_) | ExprKind::Var(_) => {}
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => {}
         ExprKind::Cast(e) | ExprKind::Bitcast(e) => collect_defined(e, overflow, out),
         ExprKind::Unary(op, e) => {
             collect_defined(e, overflow, out);

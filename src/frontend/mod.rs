@@ -4,10 +4,12 @@
 //! Baton models integers, `float`/`double` (IEEE-754, see [`crate::cfa::float`]), unions of
 //! scalars for type punning, arrays of these (fixed and variable length, multi-dimensional,
 //! with initialiser lists; see [`crate::cfa::memory`]), structs as records of scalar cells
-//! (nested, arrays of structs, copies, initialisers, passed by value) and recursion; pointers
-//! are pointer-width unsigned integers that may only be stored, compared, cast and passed.
-//! Everything else (dereference, `->`, arrays decaying to pointers, `long double`) is
-//! rejected with a one-line
+//! (nested, arrays of structs, copies, initialisers, passed by value), recursion, and pointers
+//! ([`crate::cfa::address`]: address-of scalars, scalar arrays and their elements and struct
+//! members, decay of one-dimensional arrays, `*p`, `p->f`, `p[i]`, arithmetic within an object,
+//! `malloc`/`calloc`/`realloc`/`free`/`alloca`, never failing). Everything else (the address of
+//! a whole struct variable, structs copied through pointers, function pointers, `long double`)
+//! is rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses
 //! counts: declarations (libc prototypes with function pointers, typedefs of structs, objects of

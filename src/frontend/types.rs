@@ -10,8 +10,16 @@ use lang_c::ast::{Float, FloatBase, FloatFormat, Integer, IntegerBase, IntegerSi
 pub(crate) enum CType {
     Void,
     Int(IntType),
-    /// Any object pointer, modelled as a pointer-width unsigned integer.
-    Ptr,
+    /// An object pointer to the given type, a pointer-width unsigned integer (see
+    /// [`crate::cfa::address`]); the pointee says what a dereference reads and how far
+    /// arithmetic steps.
+    Ptr(Box<CType>),
+    /// A struct or union named by a tag not (yet) defined where it was named (`struct node
+    /// *next` inside `struct node`): resolved by the tag when a pointer to it is followed.
+    Incomplete {
+        tag: String,
+        union: bool,
+    },
     /// An array of the element type (itself an array for more dimensions).
     Array(Box<CType>, ArrayLen),
     /// A union of scalars of one size: one variable of its storage type.
@@ -62,6 +70,19 @@ pub(crate) enum ArrayLen {
 }
 
 impl CType {
+    /// A pointer to `t`.
+    pub(crate) fn pointer_to(t: CType) -> CType {
+        CType::Ptr(Box::new(t))
+    }
+
+    /// The pointee type, if this is a pointer.
+    pub(crate) fn pointee(&self) -> Option<CType> {
+        match self {
+            CType::Ptr(t) => Some((**t).clone()),
+            _ => None,
+        }
+    }
+
     /// The dimensions of an array type (outermost first) and its element type, which is not
     /// an array; `None` if the type is not an array.
     pub(crate) fn array_dims(&self) -> Option<(Vec<ArrayLen>, &CType)> {

@@ -54,7 +54,10 @@ pub fn outcome(e: &Execution) -> Outcome {
         }
         Ending::InvalidProgram { reason } => normal(format!("INVALID PROGRAM {reason}")),
         Ending::AssumptionViolated { .. } | Ending::Stuck { .. } => Outcome::Blocked(n),
-        Ending::StepLimit | Ending::MemoryLimit { .. } | Ending::CallDepthLimit { .. } => Outcome::Limit,
+        Ending::StepLimit
+        | Ending::MemoryLimit { .. }
+        | Ending::CallDepthLimit { .. }
+        | Ending::Unmodelled { .. } => Outcome::Limit,
     }
 }
 
@@ -193,7 +196,7 @@ pub fn program_constants(program: &Program) -> BTreeSet<i128> {
             ExprKind::Const(v) => {
                 out.insert(*v);
             }
-            ExprKind::Var(_) => {}
+            ExprKind::Var(_) | ExprKind::Address { .. } => {}
             ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => walk(a, out),
             ExprKind::Binary(_, a, b) => {
                 walk(a, out);

@@ -176,6 +176,7 @@ impl Encoder<'_> {
         }
         match &expr.kind {
             ExprKind::Const(v) => Val::constant(ty.normalize(*v)),
+            ExprKind::Address { address, .. } => Val::constant(ty.normalize(i128::from(*address))),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 self.convert(
@@ -430,6 +431,21 @@ impl IntPath {
                 writes.push((target.var, v));
             }
             StepEffect::Store { .. } | StepEffect::CreateArray { .. } => enc.exact = false,
+            StepEffect::LoadThrough { target, .. } => {
+                let v = enc.unmodelled(target.ty);
+                writes.push((target.var, v));
+            }
+            // What the write may reach becomes arbitrary.
+            StepEffect::Havoc { targets } | StepEffect::StoreThrough { objects: targets, .. } => {
+                for t in targets {
+                    if program.variable(t.var).array.is_some() {
+                        enc.exact = false;
+                    } else {
+                        let v = enc.unmodelled(t.ty);
+                        writes.push((t.var, v));
+                    }
+                }
+            }
             StepEffect::Nondet { target, ty } => {
                 if let Some(t) = target {
                     let v = fresh("nondet");
@@ -489,6 +505,7 @@ mod tests {
             array: None,
             initial: 0,
             temporary: false,
+            address: None,
         };
         Program {
             files: vec!["test.c".into()],

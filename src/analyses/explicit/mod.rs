@@ -11,6 +11,10 @@
 //! elements of other arrays are always unknown, which over-approximates every execution. An
 //! index that is certainly outside its dimension ends the path like other undefined behaviour.
 //!
+//! Pointers ([`pointers`]): addresses are values like any other; a read or write through a
+//! known address of an address-taken variable is exact, heap contents are unknown, and a
+//! write through an unknown address makes every address-taken variable unknown.
+//!
 //! Recursion ([`frames`]): a call of a recursive function saves the callee's known locals in
 //! the state and starts it with unknown ones; the return restores them. How deep recursion is
 //! explored is bounded by the engine's `recursion-depth` give-up.
@@ -26,6 +30,7 @@
 
 use super::predicate::solver::SolverConfig;
 use super::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome};
+use crate::cfa::address::StaticObjects;
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
@@ -44,6 +49,7 @@ pub use values::KnownValues;
 mod arrays;
 mod frames;
 pub mod incremental;
+mod pointers;
 mod values;
 
 /// Known variable values (absent = unknown), normalised to each variable's type, known
@@ -85,6 +91,8 @@ pub struct ExplicitCpa {
     liveness: Liveness,
     /// Per function: whether it is recursive (its locals are saved across calls of it).
     recursive: Vec<bool>,
+    /// The address-taken variables, by address.
+    statics: StaticObjects,
 }
 
 impl ExplicitCpa {
@@ -93,12 +101,21 @@ impl ExplicitCpa {
         ExplicitCpa {
             liveness: Liveness::compute(program),
             recursive: program.recursive_functions(),
+            statics: StaticObjects::of(program),
         }
     }
 
     /// The locals whose values are kept at `loc` (the others are dead there and dropped).
     pub fn live_locals(&self, loc: LocId) -> &FxHashSet<VarId> {
         &self.liveness.live[loc.index()]
+    }
+
+    fn objects<'a>(&'a self, program: &'a Program) -> pointers::Objects<'a> {
+        pointers::Objects {
+            statics: &self.statics,
+            recursive: &self.recursive,
+            program,
+        }
     }
 
     fn is_recursive(&self, func: FuncId) -> bool {
@@ -368,6 +385,27 @@ impl Cpa for ExplicitCpa {
                 Operation::Nondet { lhs, .. } => {
                     if let Some(v) = lhs {
                         next.set(*v, None);
+                    }
+                }
+                // Heap blocks are not tracked: their addresses are unknown.
+                Operation::Alloc { lhs, .. } => next.set(*lhs, None),
+                Operation::Free { .. } => {}
+                Operation::LoadPtr { lhs, address } => {
+                    let ty = program.variable(*lhs).ty;
+                    match pointers::load(state, address, ty, &self.objects(program)) {
+                        pointers::Access::Done(v) => next.set(*lhs, v),
+                        pointers::Access::Undefined => return undefined(),
+                        pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
+                    }
+                }
+                Operation::StorePtr { address, rhs } => {
+                    let Ok(value) = state.eval(rhs, overflow) else {
+                        return undefined();
+                    };
+                    match pointers::store(state, &mut next, address, rhs.ty, value, &self.objects(program)) {
+                        pointers::Access::Done(()) => {}
+                        pointers::Access::Undefined => return undefined(),
+                        pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
                     }
                 }
                 Operation::Assume { cond, branch } => match state.eval(cond, overflow) {

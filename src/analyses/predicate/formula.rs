@@ -374,6 +374,7 @@ impl<'a> ExprEncoder<'a> {
         }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
+            ExprKind::Address { address, .. } => bv_const(ty.normalize(i128::from(*address)), bits),
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 let term = var_term(*v, declared, self.ssa.get(*v));
@@ -831,6 +832,59 @@ impl PathFormula {
                 let v = enc.convert(&v, value.ty, target.ty);
                 conjuncts.push(next.assign(target, v));
             }
+            // A fresh SSA index is an unconstrained value.
+            StepEffect::Havoc { targets } => {
+                for t in targets {
+                    next.ssa.bump(t.var);
+                }
+            }
+            StepEffect::LoadThrough {
+                target,
+                address,
+                objects,
+            } => {
+                let at = enc.value(address);
+                let mut value = BV::new_const(fresh_name("heap"), u32::from(target.ty.bits));
+                for o in objects.iter().filter(|o| o.ty.bits == target.ty.bits) {
+                    let Some((hit, index)) = object_hit(program, *o, &at) else {
+                        continue;
+                    };
+                    let current = match index {
+                        None => var_term(o.var, o.ty, self.ssa.get(o.var)),
+                        Some(i) => array_term(o.var, o.ty, self.ssa.get(o.var))
+                            .select(&i)
+                            .as_bv()
+                            .ok_or(EncodeError::NoSuchVariable(o.var.0))?,
+                    };
+                    value = hit.ite(&current, &value);
+                }
+                conjuncts.push(next.assign(target, value));
+            }
+            StepEffect::StoreThrough {
+                address,
+                value,
+                objects,
+            } => {
+                let at = enc.value(address);
+                let v = enc.value(value);
+                for o in objects.iter().filter(|o| o.ty.bits == value.ty.bits) {
+                    let Some((hit, index)) = object_hit(program, *o, &at) else {
+                        continue;
+                    };
+                    match index {
+                        None => {
+                            let old = var_term(o.var, o.ty, self.ssa.get(o.var));
+                            conjuncts.push(next.assign(*o, hit.ite(&v, &old)));
+                        }
+                        Some(i) => {
+                            let old = array_term(o.var, o.ty, self.ssa.get(o.var));
+                            let idx = next.ssa.bump(o.var);
+                            let new = hit.ite(&old.store(&i, &v), &old);
+                            conjuncts.push(array_term(o.var, o.ty, idx).eq(&new));
+                        }
+                    }
+                }
+            }
             StepEffect::Uninitialized { target } => {
                 let idx = next.ssa.bump(target.var);
                 next.uninitialized.push_back(var_term(target.var, target.ty, idx));
@@ -991,6 +1045,33 @@ impl PathFormula {
     }
 }
 
+/// When the pointer `at` reaches the address-taken `object` as a whole scalar or element
+/// (see [`crate::cfa::address::element_at`]), and the element's index for an array; `None`
+/// for an object without a static address or size.
+fn object_hit(program: &Program, object: Typed, at: &BV) -> Option<(Bool, Option<BV>)> {
+    let start = program.variables.get(object.var.index())?.address?;
+    let size = crate::cfa::address::variable_size(program, object.var)?;
+    let bits = at.get_size();
+    let width = u64::from(object.ty.size_bytes());
+    let base = bv_const(i128::from(start), bits);
+    if program.variable(object.var).array.is_none() {
+        return Some((at.eq(&base), None));
+    }
+    let end = bv_const(i128::from(start.checked_add(size)?), bits);
+    let offset = at.bvsub(&base);
+    let aligned = offset
+        .bvurem(bv_const(i128::from(width), bits))
+        .eq(bv_const(0, bits));
+    let hit = Bool::and(&[at.bvuge(&base), at.bvult(&end), aligned]);
+    let index = offset.bvudiv(bv_const(i128::from(width), bits));
+    let index = if bits < 64 {
+        index.zero_ext(64 - bits)
+    } else {
+        index
+    };
+    Some((hit, Some(index)))
+}
+
 /// Nondet values that drive the concrete interpreter along `steps` (from program start), if
 /// there are any: the path formula (which excludes undefined behaviour) with the interpreter's
 /// choice for what C leaves open (uninitialised locals are 0), solved with Z3.
@@ -1078,6 +1159,7 @@ mod tests {
                     initial: 0,
                     temporary: false,
                     array: None,
+                    address: None,
                 })
                 .collect(),
             functions: Vec::new(),

@@ -43,6 +43,25 @@ pub enum StepEffect<'p> {
         index: &'p [Expr],
         value: &'p Expr,
     },
+    /// Every target gets an arbitrary value of its type: a new heap block's address.
+    Havoc { targets: Vec<Typed> },
+    /// `target = *(T *)address`, `T` the target's type: the address-taken variable (one of
+    /// `objects`) or array element at `address` if there is one of `T`'s size, else any
+    /// value (heap contents are not tracked; other accesses end the run, see
+    /// [`crate::cfa::address`]).
+    LoadThrough {
+        target: Typed,
+        address: &'p Expr,
+        objects: Vec<Typed>,
+    },
+    /// `*(T *)address = value`, `T` the value's type: the address-taken variable (one of
+    /// `objects`) or array element at `address` changes if there is one of `T`'s size; every
+    /// other variable keeps its value.
+    StoreThrough {
+        address: &'p Expr,
+        value: &'p Expr,
+        objects: Vec<Typed>,
+    },
     /// A nondet value of type `ty`, stored converted into `target` if there is one.
     Nondet { target: Option<Typed>, ty: IntType },
     /// Passable when `(cond != 0) == branch`.
@@ -130,6 +149,20 @@ pub fn step_effect(step: Step, program: &Program) -> Result<StepEffect<'_>, Enco
                 index,
                 value: rhs,
             },
+            Operation::Alloc { lhs, .. } => StepEffect::Havoc {
+                targets: vec![typed(*lhs)?],
+            },
+            Operation::LoadPtr { lhs, address } => StepEffect::LoadThrough {
+                target: typed(*lhs)?,
+                address,
+                objects: program.address_taken().map(typed).collect::<Result<_, _>>()?,
+            },
+            Operation::StorePtr { address, rhs } => StepEffect::StoreThrough {
+                address,
+                value: rhs,
+                objects: program.address_taken().map(typed).collect::<Result<_, _>>()?,
+            },
+            Operation::Free { .. } => StepEffect::Nothing,
             Operation::Nondet { lhs, ty, .. } => StepEffect::Nondet {
                 target: lhs.map(typed).transpose()?,
                 ty: *ty,

@@ -19,6 +19,10 @@ pub(super) enum Place {
         var: VarId,
         storage: IntType,
     },
+    /// The object at a pointer value (see the lowering's `pointer` module).
+    Deref {
+        address: Expr,
+    },
 }
 
 impl Lowerer<'_> {
@@ -30,7 +34,7 @@ impl Lowerer<'_> {
             .iter()
             .take_while(|d| matches!(d.node, DerivedDeclarator::Pointer(_)))
             .count();
-        let base = if pointers > 0 { CType::Ptr } else { base };
+        let base = (0..pointers).fold(base, |t, _| CType::pointer_to(t));
         let mut lens = Vec::new();
         for d in &derived[pointers..] {
             let DerivedDeclarator::Array(a) = &d.node else {
@@ -79,7 +83,7 @@ impl Lowerer<'_> {
         };
         let ty = match elem {
             CType::Int(i) => *i,
-            CType::Ptr => self.model.pointer(),
+            CType::Ptr(_) => self.model.pointer(),
             other => return Err(self.unsupported(at, format!("array of {}", describe(other)))),
         };
         let mut dims = Vec::with_capacity(lens.len());
@@ -120,7 +124,7 @@ impl Lowerer<'_> {
                 ArrayLen::Variable(i) => {
                     let size = self.vla_sizes[*i].clone();
                     let v = self.rvalue(&size)?;
-                    if v.ptr {
+                    if v.pointee.is_some() {
                         return Err(self.malformed(size.span.start, "array size is a pointer"));
                     }
                     let long = self.model.long();
@@ -167,6 +171,7 @@ impl Lowerer<'_> {
             scope: Scope::Local(fid),
             initial: 0,
             temporary: false,
+            address: None,
             array: Some(shape.clone()),
         });
         self.bind(name, Sym::Var(v, t));
@@ -365,15 +370,16 @@ impl Lowerer<'_> {
         let at = e.span.start;
         let (array, t) = match &base.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name).cloned() {
+                Some(Sym::Var(_, CType::Ptr(_))) => return self.pointed_place(e),
                 Some(Sym::Var(v, t)) => (v, t),
                 Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what)),
                 _ => return Err(self.unsupported(at, "subscript of something other than an array")),
             },
-            _ => return Err(self.unsupported(at, "subscript of something other than an array")),
+            _ => return self.pointed_place(e),
         };
         self.check_extern(array, at)?;
         let Some((dims, elem)) = t.array_dims() else {
-            return Err(self.unsupported(at, "subscript of a pointer"));
+            return Err(self.malformed(at, "subscripted value is not an array"));
         };
         if subscripts.len() < dims.len() {
             return Err(self.unsupported(at, "array used as a value (decay to a pointer)"));
@@ -385,7 +391,7 @@ impl Lowerer<'_> {
         let mut index = Vec::with_capacity(subscripts.len());
         for s in subscripts {
             let v = self.rvalue(s)?;
-            if v.ptr {
+            if v.pointee.is_some() {
                 return Err(self.malformed(s.span.start, "array subscript is a pointer"));
             }
             index.push(v.e);
@@ -408,6 +414,14 @@ impl Lowerer<'_> {
                 })?;
                 Ok(Expr::var(tmp, ty))
             }
+            Place::Deref { address } => {
+                let tmp = self.temp(ty)?;
+                self.emit(Operation::LoadPtr {
+                    lhs: tmp,
+                    address: address.clone(),
+                })?;
+                Ok(Expr::var(tmp, ty))
+            }
         }
     }
 
@@ -422,6 +436,10 @@ impl Lowerer<'_> {
             Place::Element { array, index } => self.emit(Operation::Store {
                 array: *array,
                 index: index.clone(),
+                rhs: value,
+            }),
+            Place::Deref { address } => self.emit(Operation::StorePtr {
+                address: address.clone(),
                 rhs: value,
             }),
         }
@@ -445,13 +463,13 @@ impl Lowerer<'_> {
                 self.write_place(place, value)?;
                 Ok(super::union::member_bytes(Expr::var(*var, *storage), ty))
             }
-            Place::Element { .. } if used => {
+            Place::Element { .. } | Place::Deref { .. } if used => {
                 let tmp = self.temp(ty)?;
                 self.emit(Operation::Assign { lhs: tmp, rhs: value })?;
                 self.write_place(place, Expr::var(tmp, ty))?;
                 Ok(Expr::var(tmp, ty))
             }
-            Place::Element { .. } => {
+            Place::Element { .. } | Place::Deref { .. } => {
                 self.write_place(place, value.clone())?;
                 Ok(value)
             }

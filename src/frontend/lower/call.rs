@@ -42,7 +42,7 @@ impl Lowerer<'_> {
         let args = &c.node.arguments;
         let finish = |l: &mut Self,
                       val: Option<Expr>,
-                      ptr: bool,
+                      pointee: Option<CType>,
                       conv: Option<(VarId, IntType)>,
                       tmp: Option<VarId>|
          -> Result<Option<Val>> {
@@ -53,7 +53,7 @@ impl Lowerer<'_> {
                     rhs: Expr::var(t, tty).cast(xty),
                 })?;
             }
-            Ok(val.map(|e| Val { e, ptr }))
+            Ok(val.map(|e| Val { e, pointee }))
         };
         match name.as_str() {
             "reach_error" | "__VERIFIER_error" => {
@@ -103,6 +103,12 @@ impl Lowerer<'_> {
             _ => {}
         }
         let info = self.funcs.get(&name).cloned();
+        let has_body = info.as_ref().is_some_and(|i| i.id.is_some());
+        if !has_body {
+            if let Some(val) = self.heap_call(&name, args, dest, at)? {
+                return Ok(val);
+            }
+        }
         if let Some(FuncInfo {
             id: Some(callee),
             ret,
@@ -143,11 +149,11 @@ impl Lowerer<'_> {
                 args: lowered,
                 result,
             })?;
-            return finish(self, val, ret == CType::Ptr, conv, result);
+            return finish(self, val, ret.pointee(), conv, result);
         }
         // No body: `__VERIFIER_nondet_*` and other externals.
         let ret = match (&info, name.strip_prefix("__VERIFIER_nondet_")) {
-            (Some(i), _) if matches!(i.ret, CType::Int(_) | CType::Ptr) => i.ret.clone(),
+            (Some(i), _) if matches!(i.ret, CType::Int(_) | CType::Ptr(_)) => i.ret.clone(),
             (_, Some(suffix)) => nondet_suffix_type(suffix, self.model)
                 .ok_or_else(|| self.unsupported(at, format!("unknown nondeterministic function `{name}`")))?,
             (Some(i), None) => i.ret.clone(),
@@ -157,7 +163,7 @@ impl Lowerer<'_> {
         self.ignored_args(args)?;
         match &ret {
             // A union's bytes: any value of its storage type.
-            CType::Int(_) | CType::Ptr | CType::Union(_) => {
+            CType::Int(_) | CType::Ptr(_) | CType::Union(_) => {
                 let ty = self.value_type(&ret, at)?;
                 let (lhs, val, conv) = self.dest_var(dest, ty)?;
                 self.emit(Operation::Nondet {
@@ -165,7 +171,7 @@ impl Lowerer<'_> {
                     ty,
                     function: name,
                 })?;
-                finish(self, val, ret == CType::Ptr, conv, lhs)
+                finish(self, val, ret.pointee(), conv, lhs)
             }
             CType::Void => {
                 self.emit(Operation::Skip)?;
@@ -173,6 +179,9 @@ impl Lowerer<'_> {
             }
             CType::Array(..) => Err(self.malformed(at, "function returning an array")),
             CType::Struct(_) => Err(self.unsupported(at, "external function returning a struct")),
+            CType::Incomplete { .. } => {
+                Err(self.unsupported(at, "external function returning an incomplete type"))
+            }
             CType::Unsupported(s) => {
                 if matches!(dest, Dest::Discard) {
                     self.emit(Operation::Skip)?;

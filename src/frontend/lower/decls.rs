@@ -100,9 +100,13 @@ impl Lowerer<'_> {
             } else {
                 &self.struct_tags
             };
-            return Ok(tag
-                .and_then(|t| tags.get(&t).cloned())
-                .unwrap_or_else(|| CType::Unsupported(format!("incomplete {what} type"))));
+            return Ok(match tag {
+                Some(t) => tags
+                    .get(&t)
+                    .cloned()
+                    .unwrap_or(CType::Incomplete { tag: t, union }),
+                None => CType::Unsupported(format!("incomplete {what} type")),
+            });
         };
         let members = self.member_declarations(declarations)?;
         let t = if union {
@@ -266,11 +270,7 @@ impl Lowerer<'_> {
                         Declared::Object(CType::Unsupported("array".into())),
                     ));
                 }
-                let t = if inner_ptr || has(&d.node, &is_ptr) {
-                    CType::Ptr
-                } else {
-                    base
-                };
+                let t = pointers_to(base, &d.node.derived);
                 self.declarator(t, inner)
             }
             DeclaratorKind::Identifier(_) | DeclaratorKind::Abstract => {
@@ -278,13 +278,7 @@ impl Lowerer<'_> {
                 let fn_pos = d.node.derived.iter().position(|x| is_fn(&x.node));
                 if let Some(i) = fn_pos {
                     // Pointers after the function part apply to the return type.
-                    let ret = if d.node.derived[i + 1..].iter().any(|x| is_ptr(&x.node))
-                        || d.node.derived[..i].iter().any(|x| is_ptr(&x.node))
-                    {
-                        CType::Ptr
-                    } else {
-                        base
-                    };
+                    let ret = pointers_to(base, &d.node.derived);
                     let (params, variadic) = match &d.node.derived[i].node {
                         DerivedDeclarator::Function(fd) => {
                             let mut params = Vec::new();
@@ -296,7 +290,7 @@ impl Lowerer<'_> {
                                 };
                                 let pty = match pd {
                                     // A parameter of array type is a pointer (C11 6.7.6.3).
-                                    Declared::Object(CType::Array(..)) => CType::Ptr,
+                                    Declared::Object(CType::Array(elem, _)) => CType::Ptr(elem),
                                     Declared::Object(t) => t,
                                     Declared::Function { .. } => {
                                         CType::Unsupported("function pointer".into())
@@ -325,7 +319,7 @@ impl Lowerer<'_> {
                     return Ok((name, Declared::Object(self.array_type(base, &d.node.derived)?)));
                 }
                 if has(&d.node, &is_ptr) {
-                    return Ok((name, Declared::Object(CType::Ptr)));
+                    return Ok((name, Declared::Object(pointers_to(base, &d.node.derived))));
                 }
                 Ok((name, Declared::Object(base)))
             }
@@ -337,7 +331,11 @@ impl Lowerer<'_> {
         match t {
             CType::Int(i) => Ok(*i),
             CType::Union(u) => Ok(u.storage()),
-            CType::Ptr => Ok(self.model.pointer()),
+            CType::Ptr(_) => Ok(self.model.pointer()),
+            CType::Incomplete { union, .. } => Err(self.unsupported(
+                offset,
+                format!("incomplete {} type", if *union { "union" } else { "struct" }),
+            )),
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
             CType::Struct(_) => Err(self.unsupported(offset, STRUCT_VALUE)),
@@ -490,6 +488,7 @@ impl Lowerer<'_> {
             scope: Scope::Global,
             initial,
             temporary: false,
+            address: None,
             array,
         });
         self.globals.insert(unique.to_string(), id);
@@ -663,6 +662,7 @@ impl Lowerer<'_> {
                 initial: 0,
                 temporary: true,
                 array: None,
+                address: None,
             });
             self.functions[id.index()].return_var = Some(v);
             self.fs()?.return_var = Some(v);
@@ -687,6 +687,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                address: None,
                 array: None,
             });
             self.bind(&pname, Sym::Var(v, pty));
@@ -799,6 +800,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        address: None,
                         array: None,
                     });
                     // The scope of a declarator starts before its initialiser (C11 6.2.1).
@@ -832,4 +834,17 @@ impl Lowerer<'_> {
         }
         Ok(())
     }
+}
+
+/// `base` behind as many pointers as the derived declarators have (`int **p`).
+fn pointers_to(base: CType, derived: &[Node<DerivedDeclarator>]) -> CType {
+    derived
+        .iter()
+        .filter(|x| {
+            matches!(
+                x.node,
+                DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_)
+            )
+        })
+        .fold(base, |t, _| CType::pointer_to(t))
 }

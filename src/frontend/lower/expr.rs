@@ -30,9 +30,9 @@ impl Lowerer<'_> {
                     Err(self.malformed(e.span.start, format!("undeclared identifier `{}`", id.node.name)))
                 }
             },
-            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
-                Err(self.unsupported(e.span.start, "pointer dereference (*)"))
-            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => self
+                .pointed_place(e)?
+                .ok_or_else(|| self.malformed(e.span.start, "expression is not assignable")),
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
                 .element(e)?
                 .ok_or_else(|| self.malformed(e.span.start, "expression is not assignable")),
@@ -56,15 +56,18 @@ impl Lowerer<'_> {
 
     pub(super) fn expr_node(&mut self, e: &Node<Expression>, used: bool) -> Result<Option<Val>> {
         let at = e.span.start;
-        let int = |e: Expr| Ok(Some(Val { e, ptr: false }));
+        let int = |e: Expr| Ok(Some(Val { e, pointee: None }));
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name).cloned() {
                 Some(Sym::Var(v, t)) => {
                     self.check_extern(v, at)?;
+                    if let CType::Array(elem, _) = &t {
+                        return self.decay(v, &t, (**elem).clone(), at).map(Some);
+                    }
                     let ty = self.value_type(&t, at)?;
                     Ok(Some(Val {
                         e: Expr::var(v, ty),
-                        ptr: t == CType::Ptr,
+                        pointee: t.pointee(),
                     }))
                 }
                 Some(Sym::Const(c)) => int(Expr::int(c)),
@@ -99,7 +102,7 @@ impl Lowerer<'_> {
                 let ty = self.value_type(&t, at)?;
                 Ok(Some(Val {
                     e: self.read_place(&place, ty)?,
-                    ptr: t == CType::Ptr,
+                    pointee: t.pointee(),
                 }))
             }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
@@ -134,14 +137,15 @@ impl Lowerer<'_> {
                         let v = self.rvalue(&c.node.expression)?;
                         int(v.e.cast(t))
                     }
-                    CType::Ptr => {
+                    CType::Ptr(pointee) => {
                         let v = self.rvalue(&c.node.expression)?;
                         Ok(Some(Val {
                             e: v.e.cast(self.model.pointer()),
-                            ptr: true,
+                            pointee: Some(*pointee),
                         }))
                     }
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
+                    CType::Incomplete { .. } => Err(self.malformed(at, "cast to an incomplete type")),
                     CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
                     CType::Struct(_) => Err(self.unsupported(at, "cast to a struct type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
@@ -152,7 +156,7 @@ impl Lowerer<'_> {
                 let ty = self.value_type(&t, at)?;
                 Ok(Some(Val {
                     e: self.read_place(&place, ty)?,
-                    ptr: t == CType::Ptr,
+                    pointee: t.pointee(),
                 }))
             }
             Expression::BinaryOperator(b) => self.binary(b, used, at),
@@ -170,10 +174,11 @@ impl Lowerer<'_> {
                 let join = self.new_loc()?;
                 let result = match (used, v1, v2) {
                     (true, Some(a), Some(b)) => {
-                        let (ty, ptr) = if a.ptr || b.ptr {
-                            (self.model.pointer(), true)
+                        let pointee = a.pointee.clone().or_else(|| b.pointee.clone());
+                        let ty = if pointee.is_some() {
+                            self.model.pointer()
                         } else {
-                            (IntType::common(a.e.ty, b.e.ty), false)
+                            IntType::common(a.e.ty, b.e.ty)
                         };
                         let t = self.temp(ty)?;
                         self.edge_from(
@@ -194,7 +199,7 @@ impl Lowerer<'_> {
                         );
                         Some(Val {
                             e: Expr::var(t, ty),
-                            ptr,
+                            pointee,
                         })
                     }
                     _ => {
@@ -233,14 +238,14 @@ impl Lowerer<'_> {
         let chosen = self.const_eval(&c.node.condition)? != 0;
         let a = self.rvalue(&c.node.then_expression)?;
         let b = self.rvalue(&c.node.else_expression)?;
-        if a.ptr || b.ptr {
+        if a.pointee.is_some() || b.pointee.is_some() {
             return Err(self.unsupported(c.span.start, "non-constant initializer"));
         }
         let ty = IntType::common(a.e.ty, b.e.ty);
         let v = if chosen { a } else { b };
         Ok(Some(Val {
             e: v.e.cast(ty),
-            ptr: false,
+            pointee: None,
         }))
     }
 
@@ -257,7 +262,8 @@ impl Lowerer<'_> {
             CType::Void => 1,
             CType::Int(i) => i128::from(i.size_bytes()),
             CType::Union(u) => i128::from(u.storage().size_bytes()),
-            CType::Ptr => i128::from(self.model.pointer().size_bytes()),
+            CType::Ptr(_) => i128::from(self.model.pointer().size_bytes()),
+            CType::Incomplete { .. } => return Err(self.unsupported(at, "sizeof of an incomplete type")),
             CType::Array(elem, ArrayLen::Fixed(n)) => {
                 let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
                 size.ok_or_else(|| self.malformed(at, "array too large"))?
@@ -287,9 +293,13 @@ impl Lowerer<'_> {
                 Constant::Float(f) => CType::Int(self.float_constant(f, at)?.1),
             },
             Expression::Cast(c) => self.type_name(&c.node.type_name)?,
-            Expression::Member(m) if m.node.operator.node == lang_c::ast::MemberOperator::Direct => {
+            Expression::Member(m) => {
                 let name = &m.node.identifier.node.name;
-                let member = match self.type_of(&m.node.expression)? {
+                let base = match (self.type_of(&m.node.expression)?, &m.node.operator.node) {
+                    (CType::Ptr(t), lang_c::ast::MemberOperator::Indirect) => self.complete(*t),
+                    (t, _) => t,
+                };
+                let member = match base {
                     CType::Struct(s) => s.members.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone()),
                     CType::Union(u) => u
                         .members
@@ -305,8 +315,11 @@ impl Lowerer<'_> {
             }
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Negate => CType::Int(IntType::INT),
-                UnaryOperator::Address => CType::Ptr,
-                UnaryOperator::Indirection => return Err(self.unsupported(at, "pointer dereference (*)")),
+                UnaryOperator::Address => CType::pointer_to(self.type_of(&u.node.operand)?),
+                UnaryOperator::Indirection => match self.type_of(&u.node.operand)? {
+                    CType::Ptr(t) | CType::Array(t, _) => self.complete(*t),
+                    _ => return Err(self.malformed(at, "dereference of something that is not a pointer")),
+                },
                 UnaryOperator::Plus | UnaryOperator::Minus | UnaryOperator::Complement => {
                     match self.type_of(&u.node.operand)? {
                         CType::Int(t) => CType::Int(t.promoted()),
@@ -327,8 +340,8 @@ impl Lowerer<'_> {
                     | B::LogicalAnd
                     | B::LogicalOr => CType::Int(IntType::INT),
                     B::Index => match self.type_of(&b.node.lhs)? {
-                        CType::Array(elem, _) => *elem,
-                        _ => return Err(self.unsupported(at, "subscript of a pointer")),
+                        CType::Array(elem, _) | CType::Ptr(elem) => self.complete(*elem),
+                        _ => return Err(self.unsupported(at, "subscript of this expression")),
                     },
                     B::ShiftLeft | B::ShiftRight => match self.type_of(&b.node.lhs)? {
                         CType::Int(t) => CType::Int(t.promoted()),
@@ -346,7 +359,10 @@ impl Lowerer<'_> {
                         let r = self.type_of(&b.node.rhs)?;
                         match (l, r) {
                             (CType::Int(a), CType::Int(b)) => CType::Int(IntType::common(a, b)),
-                            _ => CType::Ptr,
+                            (CType::Ptr(_), CType::Ptr(_)) => CType::Int(self.model.long()),
+                            (p @ CType::Ptr(_), _) | (_, p @ CType::Ptr(_)) => p,
+                            (CType::Array(elem, _), _) | (_, CType::Array(elem, _)) => CType::Ptr(elem),
+                            _ => return Err(self.unsupported(at, "sizeof of this expression")),
                         }
                     }
                     _ => self.type_of(&b.node.lhs)?,
@@ -358,7 +374,8 @@ impl Lowerer<'_> {
                 match (l, r) {
                     (CType::Int(a), CType::Int(b)) => CType::Int(IntType::common(a, b)),
                     (CType::Void, _) => CType::Void,
-                    _ => CType::Ptr,
+                    (p @ CType::Ptr(_), _) | (_, p @ CType::Ptr(_)) => p,
+                    _ => return Err(self.unsupported(at, "sizeof of this expression")),
                 }
             }
             Expression::Comma(es) => match es.last() {
@@ -385,16 +402,35 @@ impl Lowerer<'_> {
         use UnaryOperator as U;
         let op = u.node.operator.node.clone();
         match op {
-            U::Address => Err(self.unsupported(at, "address-of (&)")),
-            U::Indirection => Err(self.unsupported(at, "pointer dereference (*)")),
+            U::Address => self.address_of(&u.node.operand, at).map(Some),
+            U::Indirection => {
+                let whole = Node {
+                    node: Expression::UnaryOperator(Box::new(u.clone())),
+                    span: u.span,
+                };
+                let (place, t) = self
+                    .pointed_place(&whole)?
+                    .ok_or_else(|| self.malformed(at, "dereference"))?;
+                let ty = self.value_type(&t, at)?;
+                Ok(Some(Val {
+                    e: self.read_place(&place, ty)?,
+                    pointee: t.pointee(),
+                }))
+            }
             U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
                 let (x, t) = self.lvalue(&u.node.operand)?;
-                if t == CType::Ptr {
-                    return Err(self.unsupported(at, "pointer arithmetic"));
-                }
                 let ty = self.value_type(&t, at)?;
-                let c = IntType::common(ty, IntType::INT);
-                let one = Expr::number(1, c);
+                // A pointer steps by its pointee's size (in the unsigned pointer type).
+                let (c, one) = match &t {
+                    CType::Ptr(pt) => (
+                        ty,
+                        Expr::constant(self.size_of(&self.complete((**pt).clone()), at)?, ty),
+                    ),
+                    _ => {
+                        let c = IntType::common(ty, IntType::INT);
+                        (c, Expr::number(1, c))
+                    }
+                };
                 let bop = if matches!(op, U::PreIncrement | U::PostIncrement) {
                     BinaryOp::Add
                 } else {
@@ -413,12 +449,12 @@ impl Lowerer<'_> {
                 let new = self.assign_place(&x, new, ty, used)?;
                 Ok(Some(Val {
                     e: if post { old } else { new },
-                    ptr: false,
+                    pointee: t.pointee(),
                 }))
             }
             U::Plus | U::Minus | U::Complement => {
                 let v = self.rvalue(&u.node.operand)?;
-                if v.ptr {
+                if v.pointee.is_some() {
                     return Err(self.unsupported(at, "arithmetic on a pointer"));
                 }
                 if op == U::Complement && v.e.ty.is_float() {
@@ -432,14 +468,14 @@ impl Lowerer<'_> {
                         U::Minus => fold(Expr::unary(UnaryOp::Neg, e, p)),
                         _ => fold(Expr::unary(UnaryOp::BitNot, e, p)),
                     },
-                    ptr: false,
+                    pointee: None,
                 }))
             }
             U::Negate => {
                 let v = self.rvalue(&u.node.operand)?;
                 Ok(Some(Val {
                     e: fold(Expr::unary(UnaryOp::LogNot, v.e, IntType::INT)),
-                    ptr: false,
+                    pointee: None,
                 }))
             }
         }
@@ -447,18 +483,18 @@ impl Lowerer<'_> {
 
     pub(super) fn arith(&self, op: BinaryOp, a: Val, b: Val, at: usize) -> Result<Val> {
         if op.is_comparison() {
-            let c = if a.ptr || b.ptr {
+            let c = if a.pointee.is_some() || b.pointee.is_some() {
                 self.model.pointer()
             } else {
                 IntType::common(a.e.ty, b.e.ty)
             };
             return Ok(Val {
                 e: fold(Expr::binary(op, a.e.cast(c), b.e.cast(c), IntType::INT)),
-                ptr: false,
+                pointee: None,
             });
         }
-        if a.ptr || b.ptr {
-            return Err(self.unsupported(at, "pointer arithmetic"));
+        if a.pointee.is_some() || b.pointee.is_some() {
+            return self.pointer_arith(op, a, b, at);
         }
         let integer_only = !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
         if integer_only && (a.e.ty.is_float() || b.e.ty.is_float()) {
@@ -474,7 +510,7 @@ impl Lowerer<'_> {
         };
         Ok(Val {
             e: fold(e),
-            ptr: false,
+            pointee: None,
         })
     }
 
@@ -521,7 +557,7 @@ impl Lowerer<'_> {
                 };
                 Ok(Some(Val {
                     e: Expr::int(i128::from(value)),
-                    ptr: false,
+                    pointee: None,
                 }))
             }
             B::LogicalAnd | B::LogicalOr => {
@@ -540,7 +576,7 @@ impl Lowerer<'_> {
                     self.set_cur(Some(join))?;
                     return Ok(Some(Val {
                         e: Expr::int(0),
-                        ptr: false,
+                        pointee: None,
                     }));
                 }
                 let t_l = self.new_loc()?;
@@ -571,7 +607,7 @@ impl Lowerer<'_> {
                 self.set_cur(Some(join))?;
                 Ok(Some(Val {
                     e: Expr::var(tmp, IntType::INT),
-                    ptr: false,
+                    pointee: None,
                 }))
             }
             B::Assign => {
@@ -595,7 +631,7 @@ impl Lowerer<'_> {
                 };
                 Ok(Some(Val {
                     e,
-                    ptr: t == CType::Ptr,
+                    pointee: t.pointee(),
                 }))
             }
             B::AssignMultiply
@@ -614,11 +650,11 @@ impl Lowerer<'_> {
                 let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;
                 let cur = Val {
                     e: self.read_place(&x, ty)?,
-                    ptr: t == CType::Ptr,
+                    pointee: t.pointee(),
                 };
                 let v = self.arith(bop, cur, r, at)?;
                 let e = self.assign_place(&x, v.e.cast(ty), ty, used)?;
-                Ok(Some(Val { e, ptr: false }))
+                Ok(Some(Val { e, pointee: None }))
             }
             _ => {
                 let bop = arith_op(&op).ok_or_else(|| self.malformed(at, "operator"))?;

@@ -16,6 +16,7 @@ mod array;
 mod call;
 mod decls;
 mod expr;
+mod pointer;
 mod record;
 mod stmt;
 mod union;
@@ -82,7 +83,7 @@ fn nondet_suffix_type(suffix: &str, model: DataModel) -> Option<CType> {
         "ulonglong" | "u64" => IntType::ULLONG,
         "float" => IntType::FLOAT,
         "double" => IntType::DOUBLE,
-        "pointer" => return Some(CType::Ptr),
+        "pointer" => return Some(CType::pointer_to(CType::Void)),
         _ => return None,
     }))
 }
@@ -149,11 +150,11 @@ enum Declared {
     },
 }
 
-/// A lowered expression value: a pure expression and whether it is a pointer.
+/// A lowered expression value: a pure expression and, for a pointer, its pointee type.
 #[derive(Debug, Clone)]
 struct Val {
     e: Expr,
-    ptr: bool,
+    pointee: Option<CType>,
 }
 
 /// Where a call's result goes.
@@ -222,6 +223,8 @@ struct Lowerer<'a> {
     depth: usize,
     /// Size expressions of variable-length array types ([`ArrayLen::Variable`]).
     vla_sizes: Vec<Node<Expression>>,
+    /// Where the next address-taken variable is placed (see [`crate::cfa::address`]).
+    next_address: u64,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
@@ -255,6 +258,7 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         run_outside_main: HashSet::new(),
         depth: 0,
         vla_sizes: Vec::new(),
+        next_address: crate::cfa::address::STATIC_BASE,
     };
     // Pass 1: declarations and function signatures, in order.
     let mut definitions = Vec::new();
@@ -440,6 +444,7 @@ impl<'a> Lowerer<'a> {
             scope,
             initial: 0,
             temporary: true,
+            address: None,
             array: None,
         }))
     }

@@ -70,12 +70,13 @@ fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std
             leaves(elem, suffix, dims, out)?;
         }
         CType::Array(..) => return Err("array of structs of variable or unspecified length".into()),
-        CType::Int(_) | CType::Ptr | CType::Union(_) => out.push(Leaf {
+        CType::Int(_) | CType::Ptr(_) | CType::Union(_) => out.push(Leaf {
             suffix,
             ty: t.clone(),
             dims,
         }),
         CType::Void => return Err("struct member of type void".into()),
+        CType::Incomplete { .. } => return Err("struct member of incomplete type".into()),
         CType::Unsupported(s) => return Err(s.clone()),
     }
     Ok(())
@@ -140,7 +141,7 @@ impl Lowerer<'_> {
     pub(super) fn layout_of(&self, t: &CType, at: usize) -> Result<(u64, u64)> {
         Ok(match t {
             CType::Int(i) => (u64::from(i.size_bytes()), member_alignment(*i, self.model)),
-            CType::Ptr => {
+            CType::Ptr(_) => {
                 let p = self.model.pointer();
                 (u64::from(p.size_bytes()), member_alignment(p, self.model))
             }
@@ -173,6 +174,7 @@ impl Lowerer<'_> {
             }
             CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
             CType::Void => (1, 1),
+            CType::Incomplete { .. } => return Err(self.unsupported(at, "sizeof of an incomplete type")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
         })
     }
@@ -230,7 +232,7 @@ impl Lowerer<'_> {
                     return Err(self.malformed(at, "subscripted value is not an array"));
                 };
                 let i = self.rvalue(&b.node.rhs)?;
-                if i.ptr {
+                if i.pointee.is_some() {
                     return Err(self.malformed(b.node.rhs.span.start, "array subscript is a pointer"));
                 }
                 s.index.push(i.e);
@@ -426,6 +428,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(fid),
                 initial: 0,
                 temporary: false,
+                address: None,
                 array: array.clone(),
             }));
         }
@@ -624,6 +627,7 @@ impl Lowerer<'_> {
                 initial,
                 temporary: false,
                 array: shape,
+                address: None,
             });
             self.globals.insert(format!("{unique}{suffix}"), id);
             first.get_or_insert(id);

@@ -109,7 +109,7 @@ impl Lowerer<'_> {
             Statement::Switch(ss) => {
                 self.pos = ss.node.expression.span.start;
                 let v = self.rvalue(&ss.node.expression)?;
-                if v.ptr {
+                if v.pointee.is_some() {
                     return Err(self.malformed(s.span.start, "switch on a pointer"));
                 }
                 let ty = v.e.ty.promoted();

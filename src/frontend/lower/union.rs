@@ -15,7 +15,7 @@ use super::array::Place;
 use super::decls::MemberDecl;
 use super::*;
 use crate::frontend::types::UnionType;
-use lang_c::ast::{CompoundLiteral, Designator, MemberOperator};
+use lang_c::ast::{CompoundLiteral, Designator};
 
 impl Lowerer<'_> {
     /// The value of `((union U){ .m = e }).n`: `e` converted to `m`'s type, its bytes read as
@@ -60,8 +60,12 @@ impl Lowerer<'_> {
         if let Some(place) = self.record_member(m)? {
             return Ok(place);
         }
-        if m.node.operator.node == MemberOperator::Indirect {
-            return Err(self.unsupported(at, "member access through a pointer (->)"));
+        let whole = Node {
+            node: Expression::Member(Box::new(m.clone())),
+            span: m.span,
+        };
+        if let Some(place) = self.pointed_place(&whole)? {
+            return Ok(place);
         }
         let Expression::Identifier(id) = &m.node.expression.node else {
             return Err(self.unsupported(at, "member access of an expression other than a variable"));
