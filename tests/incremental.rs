@@ -344,3 +344,11 @@ fn sequences_with_a_task_twice_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn false_run_keeps_the_previous_proof() {
+    proofs::false_run_keeps_the_previous_proof(
+        ANALYSIS,
+        [&kbfilter("v3"), &kbfilter("v4"), &kbfilter("v4_fixed")],
+    );
+}

@@ -10,7 +10,7 @@ mod proofs;
 mod shared;
 
 use cli::baton;
-use proofs::{data, kbfilter, reuse};
+use proofs::{data, kbfilter, reuse, tank};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -274,4 +274,9 @@ fn bench_runs_a_sequence_incrementally_with_explicit() {
         .expect("incremental run of the second version");
     assert_eq!(second["verdict"], "false(unreach-call)", "{second}");
     assert!(reuse(second, "reused_nodes") > 0, "{second}");
+}
+
+#[test]
+fn false_run_keeps_the_previous_proof() {
+    proofs::false_run_keeps_the_previous_proof(ANALYSIS, [&tank("v4"), &tank("v5"), &tank("v5_fixed")]);
 }

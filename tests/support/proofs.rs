@@ -45,3 +45,47 @@ pub fn reuse(result: &Value, key: &str) -> u64 {
         .as_u64()
         .expect("incremental statistics")
 }
+
+/// A version of the tank controller's development (`benchmarks/incremental/tank`).
+pub fn tank(version: &str) -> String {
+    format!(
+        "{}/benchmarks/incremental/tank/tank_{version}.yml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A `false` run on a previous proof leaves that proof for the next version (`versions`: a
+/// correct version, the next one with a bug and its fix; the first one's proof is carried
+/// over the bug to the fix), and the carried proof hides no bug: the buggy version verified
+/// from it is `false` again, replayed.
+pub fn false_run_keeps_the_previous_proof(analysis: &str, versions: [&str; 3]) {
+    let [before, bug, fixed] = versions;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (scratch, first) = proof_of(analysis, before, dir.path(), "before");
+    assert_eq!(scratch["verdict"], "true", "{scratch}");
+    let carried = dir.path().join("bug.proof");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_string();
+    let replayed = |result: &Value| {
+        result["counterexample"]["replay"]
+            .as_str()
+            .is_some_and(|r| r.contains("reach_error"))
+    };
+    let found = verify(
+        analysis,
+        bug,
+        &["--proof-in", &path(&first), "--proof-out", &path(&carried)],
+    );
+    assert_eq!(found["verdict"], "false(unreach-call)", "{found}");
+    assert!(replayed(&found), "{found}");
+    let read = |p: &Path| std::fs::read(p).expect("proof");
+    assert!(
+        read(&carried) == read(&first),
+        "the buggy version left its own proof"
+    );
+    let again = verify(analysis, bug, &["--proof-in", &path(&carried)]);
+    assert_eq!(again["verdict"], "false(unreach-call)", "{again}");
+    assert!(replayed(&again), "{again}");
+    let result = verify(analysis, fixed, &["--proof-in", &path(&carried)]);
+    assert_eq!(result["verdict"], "true", "{result}");
+    assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+}
