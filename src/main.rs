@@ -324,8 +324,9 @@ struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     proof_in: Option<PathBuf>,
     /// Save the final ARG and precision as a proof for re-verifying later versions
-    /// (predicate or explicit analysis; after a `false` from --proof-in, that proof is saved:
-    /// a counterexample proves nothing about the rest of the program).
+    /// (predicate or explicit analysis; a `false` run from --proof-in, or an `unknown` one from
+    /// a `true` proof, saves that proof instead: its own ARG stops at the counterexample or
+    /// the budget).
     #[arg(long, value_name = "FILE")]
     proof_out: Option<PathBuf>,
     /// Print the result as JSON.

@@ -346,8 +346,8 @@ fn sequences_with_a_task_twice_are_refused() {
 }
 
 #[test]
-fn false_run_keeps_the_previous_proof() {
-    proofs::false_run_keeps_the_previous_proof(
+fn false_or_cut_run_keeps_the_previous_proof() {
+    proofs::false_or_cut_run_keeps_the_previous_proof(
         ANALYSIS,
         [&kbfilter("v3"), &kbfilter("v4"), &kbfilter("v4_fixed")],
     );

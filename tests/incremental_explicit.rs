@@ -277,6 +277,9 @@ fn bench_runs_a_sequence_incrementally_with_explicit() {
 }
 
 #[test]
-fn false_run_keeps_the_previous_proof() {
-    proofs::false_run_keeps_the_previous_proof(ANALYSIS, [&tank("v4"), &tank("v5"), &tank("v5_fixed")]);
+fn false_or_cut_run_keeps_the_previous_proof() {
+    proofs::false_or_cut_run_keeps_the_previous_proof(
+        ANALYSIS,
+        [&tank("v4"), &tank("v5"), &tank("v5_fixed")],
+    );
 }

@@ -521,14 +521,20 @@ pub struct IncrementalOutcome {
     pub proof: Option<Result<Proof, ProofError>>,
 }
 
-/// A `false` run on a previous proof leaves that proof, not its own, for the next version:
-/// its own ARG stops at the counterexample (the rest of it is frontier, explored again by
-/// the next version), while the previous proof is the last one of an ancestor that covers
-/// the whole program. The fix of a bug then re-verifies from the proof of the version before
-/// the bug. Reuse is sound from any proof (see the module documentation), so an older one
-/// only changes how much conforms.
+/// A run on a previous proof that does not prove its version leaves that proof, not its own,
+/// for the next version when the previous one is complete or the run found a bug: a `false`
+/// run's ARG stops at the counterexample and a cut run's ARG at its budget (the rest of it is
+/// frontier, explored again by the next version), while the previous proof is the last one
+/// of an ancestor. The fix of a bug then re-verifies from the proof of the version before the
+/// bug, and a version the budget cut does not lose its predecessor's proof. Reuse is sound
+/// from any proof (see the module documentation), so an older one only changes how much
+/// conforms.
 pub fn keeps_previous(verdict: Verdict, previous: Option<&Previous>) -> bool {
-    verdict == Verdict::False && previous.is_some()
+    previous.is_some_and(|p| match verdict {
+        Verdict::True => false,
+        Verdict::False => true,
+        Verdict::Unknown => p.proof.verdict == Verdict::True.benchexec(),
+    })
 }
 
 /// Runs the predicate analysis on `program` (source text `source`), reusing `previous` where

@@ -54,11 +54,11 @@ pub fn tank(version: &str) -> String {
     )
 }
 
-/// A `false` run on a previous proof leaves that proof for the next version (`versions`: a
-/// correct version, the next one with a bug and its fix; the first one's proof is carried
-/// over the bug to the fix), and the carried proof hides no bug: the buggy version verified
-/// from it is `false` again, replayed.
-pub fn false_run_keeps_the_previous_proof(analysis: &str, versions: [&str; 3]) {
+/// A `false` run on a previous proof, or one the budget cuts on a `true` proof, leaves that
+/// proof for the next version (`versions`: a correct version, the next one with a bug and
+/// its fix; the first one's proof is carried over the bug to the fix), and the carried proof
+/// hides no bug: the buggy version verified from it is `false` again, replayed.
+pub fn false_or_cut_run_keeps_the_previous_proof(analysis: &str, versions: [&str; 3]) {
     let [before, bug, fixed] = versions;
     let dir = tempfile::tempdir().expect("temp dir");
     let (scratch, first) = proof_of(analysis, before, dir.path(), "before");
@@ -88,4 +88,24 @@ pub fn false_run_keeps_the_previous_proof(analysis: &str, versions: [&str; 3]) {
     let result = verify(analysis, fixed, &["--proof-in", &path(&carried)]);
     assert_eq!(result["verdict"], "true", "{result}");
     assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+    // A run the budget cuts leaves the complete proof it started from, too; the bug is
+    // found from it again.
+    let cut_proof = dir.path().join("cut.proof");
+    let cut = verify(
+        analysis,
+        fixed,
+        &[
+            "--proof-in",
+            &path(&carried),
+            "--proof-out",
+            &path(&cut_proof),
+            "--give-up",
+            "reached-states=2",
+        ],
+    );
+    assert_eq!(cut["verdict"], "unknown", "{cut}");
+    assert!(read(&cut_proof) == read(&first), "the cut run left its own proof");
+    let again = verify(analysis, bug, &["--proof-in", &path(&cut_proof)]);
+    assert_eq!(again["verdict"], "false(unreach-call)", "{again}");
+    assert!(replayed(&again), "{again}");
 }
