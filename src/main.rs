@@ -324,7 +324,9 @@ struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     proof_in: Option<PathBuf>,
     /// Save the final ARG and precision as a proof for re-verifying later versions
-    /// (predicate analysis).
+    /// (predicate or explicit analysis; a `false` run from --proof-in, or an `unknown` one from
+    /// a `true` proof, saves that proof instead: its own ARG stops at the counterexample or
+    /// the budget).
     #[arg(long, value_name = "FILE")]
     proof_out: Option<PathBuf>,
     /// Print the result as JSON.
@@ -639,6 +641,9 @@ fn verify_with_proofs(
     // A proof that cannot be recorded costs the next version's reuse, not this verdict.
     match (&args.proof_out, &run.proof) {
         (Some(path), Some(Ok(proof))) => proof.write(path).map_err(Failure::other)?,
+        (Some(path), None) if incremental::keeps_previous(run.outcome.verdict, previous.as_ref()) => {
+            copy_proof(args.proof_in.as_deref(), path)?
+        }
         (Some(path), Some(Err(e))) => {
             // No stale proof of an older version is left behind under the name.
             let _ = std::fs::remove_file(path);
@@ -647,6 +652,18 @@ fn verify_with_proofs(
         _ => {}
     }
     Ok((run.outcome, run.reuse))
+}
+
+/// Copies the proof a run started from to `to` (nothing to do if it is the same file).
+fn copy_proof(from: Option<&std::path::Path>, to: &std::path::Path) -> Result<(), Failure> {
+    let Some(from) = from else { return Ok(()) };
+    let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    if same(from).is_some() && same(from) == same(to) {
+        return Ok(());
+    }
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|e| Failure::other(format!("{}: cannot write: {e}", to.display())))
 }
 
 /// The condition file format from a name or the file's extension.

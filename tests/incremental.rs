@@ -103,21 +103,8 @@ fn breaking_change_reexplores_from_the_frontier_and_finds_the_bug() {
 
 #[test]
 fn whole_kbfilter_development_keeps_the_verdicts() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let versions = ["v1", "v2", "v2_fixed", "v3", "v4", "v4_fixed"];
-    let mut previous: Option<PathBuf> = None;
-    for version in versions {
-        let proof = dir.path().join(format!("{version}.proof"));
-        let mut args = vec!["--proof-out", proof.to_str().expect("utf-8")];
-        if let Some(p) = &previous {
-            args.extend(["--proof-in", p.to_str().expect("utf-8")]);
-        }
-        let result = verify(&kbfilter(version), &args);
-        assert_eq!(result["classification"], "Correct", "{version}: {result}");
-        previous = Some(proof);
-    }
+    proofs::kbfilter_development_keeps_the_verdicts(ANALYSIS);
 }
-
 #[test]
 fn proof_of_another_program_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -194,57 +181,14 @@ fn malformed_proof_is_a_clear_error() {
 
 #[test]
 fn shared_variant_pair_finds_the_bug_from_the_correct_version() {
-    let Some(root) = shared::benchmarks() else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let task = |name: &str| {
-        root.join("c/ntdrivers-simplified")
-            .join(name)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let (scratch, proof) = proof_of(&task("kbfiltr_simpl2.cil-1.yml"), dir.path(), "simpl2-1");
-    assert_eq!(scratch["verdict"], "true");
-    let result = verify(
-        &task("kbfiltr_simpl2.cil-2.yml"),
-        &["--proof-in", proof.to_str().expect("utf-8")],
-    );
-    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
-    assert!(result["counterexample"]["replay"]
-        .as_str()
-        .is_some_and(|r| r.contains("reach_error")));
-    assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+    if let Some(root) = shared::benchmarks() {
+        proofs::shared_variant_pair_finds_the_bug(ANALYSIS, &root);
+    }
 }
-
 #[test]
 fn flow_stage_continues_from_the_previous_proof() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let proof = dir.path().join("previous.proof");
-    let flow = dir.path().join("incremental.yaml");
-    let text = format!(
-        "flow: incremental\nstages:\n  - name: predicate\n    tool: predicate\n    input: identity\n    options: {{ proof-in: {p}, proof-out: {p} }}\n",
-        p = proof.display()
-    );
-    std::fs::write(&flow, text).expect("flow");
-    let flow = flow.to_str().expect("utf-8");
-    let run = |version: &str| {
-        let (code, out, err) = baton(&["run", flow, &kbfilter(version), "--json"]);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str::<Value>(&out).expect("JSON report")
-    };
-    // No proof yet: from scratch, and the stage leaves one.
-    assert_eq!(run("v3")["verdict"], "true");
-    assert!(proof.exists());
-    let again = run("v3");
-    assert_eq!(again["verdict"], "true");
-    let note = again["stages"][0]["note"].as_str().expect("note");
-    assert!(note.contains("states explored anew"), "{note}");
-    let report = run("v4");
-    assert_eq!(report["verdict"], "false(unreach-call)", "{report}");
-    assert_eq!(report["confirmed"], true, "{report}");
+    proofs::flow_stage_continues_from_the_previous_proof(ANALYSIS, &kbfilter("v3"), &kbfilter("v4"));
 }
-
 /// `bench --sequences`: results of `bench` in `dir/out` (the lines of `results.jsonl`).
 fn bench_sequences(dir: &Path, sequences: &Path) -> Vec<Value> {
     let out = dir.join("out");
@@ -342,5 +286,13 @@ fn sequences_with_a_task_twice_are_refused() {
     assert!(
         err.contains("sequences.yaml:6:") && err.contains("sequence `a`"),
         "{err}"
+    );
+}
+
+#[test]
+fn false_or_cut_run_keeps_the_previous_proof() {
+    proofs::false_or_cut_run_keeps_the_previous_proof(
+        ANALYSIS,
+        [&kbfilter("v3"), &kbfilter("v4"), &kbfilter("v4_fixed")],
     );
 }

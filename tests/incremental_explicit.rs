@@ -10,7 +10,7 @@ mod proofs;
 mod shared;
 
 use cli::baton;
-use proofs::{data, kbfilter, reuse};
+use proofs::{data, kbfilter, replayed, reuse, tank};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -22,12 +22,6 @@ fn verify(program: &str, extra: &[&str]) -> Value {
 
 fn proof_of(program: &str, dir: &Path, name: &str) -> (Value, PathBuf) {
     proofs::proof_of(ANALYSIS, program, dir, name)
-}
-
-fn replayed(result: &Value) -> bool {
-    result["counterexample"]["replay"]
-        .as_str()
-        .is_some_and(|r| r.contains("reach_error"))
 }
 
 #[test]
@@ -122,25 +116,8 @@ fn same_calls_to_swapped_parameters_are_not_reused() {
 
 #[test]
 fn whole_kbfilter_development_keeps_the_verdicts() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut previous: Option<PathBuf> = None;
-    for version in ["v1", "v2", "v2_fixed", "v3", "v4", "v4_fixed"] {
-        let scratch = verify(&kbfilter(version), &[]);
-        let proof = dir.path().join(format!("{version}.proof"));
-        let mut args = vec!["--proof-out", proof.to_str().expect("utf-8")];
-        if let Some(p) = &previous {
-            args.extend(["--proof-in", p.to_str().expect("utf-8")]);
-        }
-        let result = verify(&kbfilter(version), &args);
-        assert_eq!(result["verdict"], scratch["verdict"], "{version}: {result}");
-        assert_ne!(result["classification"], "Wrong", "{version}: {result}");
-        if result["verdict"] == "false(unreach-call)" {
-            assert!(replayed(&result), "{version}: {result}");
-        }
-        previous = Some(proof);
-    }
+    proofs::kbfilter_development_keeps_the_verdicts(ANALYSIS);
 }
-
 #[test]
 fn proof_of_another_program_or_analysis_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -189,55 +166,18 @@ fn proof_of_another_program_or_analysis_is_refused() {
 
 #[test]
 fn shared_variant_pair_finds_the_bug_from_the_correct_version() {
-    let Some(root) = shared::benchmarks() else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let task = |name: &str| {
-        root.join("c/ntdrivers-simplified")
-            .join(name)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let (scratch, proof) = proof_of(&task("kbfiltr_simpl2.cil-1.yml"), dir.path(), "simpl2-1");
-    assert_eq!(scratch["verdict"], "true");
-    let result = verify(
-        &task("kbfiltr_simpl2.cil-2.yml"),
-        &["--proof-in", proof.to_str().expect("utf-8")],
-    );
-    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
-    assert!(replayed(&result), "{result}");
-    assert!(reuse(&result, "reused_nodes") > 0, "{result}");
+    if let Some(root) = shared::benchmarks() {
+        proofs::shared_variant_pair_finds_the_bug(ANALYSIS, &root);
+    }
 }
-
 #[test]
 fn flow_stage_continues_from_the_previous_proof() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let proof = dir.path().join("previous.proof");
-    let flow = dir.path().join("incremental.yaml");
-    let text = format!(
-        "flow: incremental\nstages:\n  - name: explicit\n    tool: explicit\n    input: identity\n    options: {{ proof-in: {p}, proof-out: {p} }}\n",
-        p = proof.display()
+    proofs::flow_stage_continues_from_the_previous_proof(
+        ANALYSIS,
+        &data("example.c"),
+        &data("example_bug.c"),
     );
-    std::fs::write(&flow, text).expect("flow");
-    let flow = flow.to_str().expect("utf-8");
-    let run = |program: &str| {
-        let (code, out, err) = baton(&["run", flow, program, "--json"]);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str::<Value>(&out).expect("JSON report")
-    };
-    // No proof yet: from scratch, and the stage leaves one.
-    assert_eq!(run(&data("example.c"))["verdict"], "true");
-    assert!(proof.exists());
-    let again = run(&data("example.c"));
-    assert_eq!(again["verdict"], "true");
-    let note = again["stages"][0]["note"].as_str().expect("note");
-    assert!(note.contains("states explored anew"), "{note}");
-    let report = run(&data("example_bug.c"));
-    assert_eq!(report["verdict"], "false(unreach-call)", "{report}");
-    assert_eq!(report["confirmed"], true, "{report}");
 }
-
 #[test]
 fn bench_runs_a_sequence_incrementally_with_explicit() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -274,4 +214,12 @@ fn bench_runs_a_sequence_incrementally_with_explicit() {
         .expect("incremental run of the second version");
     assert_eq!(second["verdict"], "false(unreach-call)", "{second}");
     assert!(reuse(second, "reused_nodes") > 0, "{second}");
+}
+
+#[test]
+fn false_or_cut_run_keeps_the_previous_proof() {
+    proofs::false_or_cut_run_keeps_the_previous_proof(
+        ANALYSIS,
+        [&tank("v4"), &tank("v5"), &tank("v5_fixed")],
+    );
 }

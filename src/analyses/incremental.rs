@@ -36,6 +36,7 @@ use crate::cfa::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, Scope,
 use crate::cpa::arg::{Arg, NodeId};
 use crate::cpa::engine::Guide;
 use crate::cpa::Step;
+use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 use std::cell::RefCell;
@@ -515,9 +516,25 @@ pub struct IncrementalOutcome {
     pub outcome: AnalysisOutcome,
     /// What was reused, for a run on a previous proof.
     pub reuse: Option<ReuseStats>,
-    /// The run's own proof, when asked for (an error if it cannot be recorded: the verdict
-    /// stands).
+    /// The run's own proof, when asked for and not [`keeps_previous`] (an error if it cannot
+    /// be recorded: the verdict stands).
     pub proof: Option<Result<Proof, ProofError>>,
+}
+
+/// A run on a previous proof that does not prove its version leaves that proof, not its own,
+/// for the next version when the previous one is complete or the run found a bug: a `false`
+/// run's ARG stops at the counterexample and a cut run's ARG at its budget (the rest of it is
+/// frontier, explored again by the next version), while the previous proof is the last one
+/// of an ancestor. The fix of a bug then re-verifies from the proof of the version before the
+/// bug, and a version the budget cut does not lose its predecessor's proof. Reuse is sound
+/// from any proof (see the module documentation), so an older one only changes how much
+/// conforms.
+pub fn keeps_previous(verdict: Verdict, previous: Option<&Previous>) -> bool {
+    previous.is_some_and(|p| match verdict {
+        Verdict::True => false,
+        Verdict::False => true,
+        Verdict::Unknown => p.proof.verdict == Verdict::True.benchexec(),
+    })
 }
 
 /// Runs the predicate analysis on `program` (source text `source`), reusing `previous` where
@@ -539,7 +556,7 @@ pub fn verify(
         previous,
         |engine, outcome| {
             let reuse = previous.map(|p| ReuseStats::of(engine.arg(), p));
-            let proof = record.then(|| {
+            let proof = (record && !keeps_previous(outcome.verdict, previous)).then(|| {
                 Proof::record(
                     engine.arg(),
                     &engine.precision,

@@ -31,7 +31,7 @@
 //! own. Grafting stops at the CPU-time give-up's deadline; what is left is queued.
 
 use super::{ExplicitCpa, ExplicitState, KnownValues};
-use crate::analyses::incremental::{IncrementalOutcome, Previous, ReuseStats};
+use crate::analyses::incremental::{keeps_previous, IncrementalOutcome, Previous, ReuseStats};
 use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofStatus, ProofStep};
 use crate::analyses::AnalysisOptions;
 use crate::cfa::{EdgeId, FuncId, LocId, Program, Scope, VarId};
@@ -66,7 +66,7 @@ pub fn verify(
             let reuse = previous
                 .zip(graft)
                 .map(|(p, graft)| stats(engine.arg(), p, &graft.borrow().grafted));
-            let proof = record.then(|| {
+            let proof = (record && !keeps_previous(outcome.verdict, previous)).then(|| {
                 Proof::record_nodes(
                     engine.arg(),
                     program,
