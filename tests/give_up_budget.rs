@@ -3,8 +3,8 @@
 //! ARG grows by a million nodes a second (so the condition is expensive); a `memory` give-up
 //! stops the analysis, and one applies by default.
 //!
-//! The CPU time is this process's, so this file holds the only test that measures it (test
-//! files run as separate processes; the other tests here use a few milliseconds).
+//! The CPU time is this process's (test files run as separate processes), so the tests here
+//! that measure it take turns ([`CPU_MEASURED`]); the others use a few milliseconds.
 
 use baton::analyses::explicit::ExplicitCpa;
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
@@ -16,7 +16,12 @@ use baton::cpa::engine::{Engine, SearchOrder};
 use baton::cpa::monitor::{process_cpu_time, GiveUp};
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// Held by a test while it measures this process's CPU time (an analysis' `cpu-time` give-up
+/// counts the whole process too).
+static CPU_MEASURED: Mutex<()> = Mutex::new(());
 
 /// A loop up to a nondet bound that the explicit-value analysis unrolls without end: every
 /// iteration adds ARG nodes (and automaton states of the condition) at a high rate.
@@ -42,6 +47,7 @@ fn options(give_up: &[&str]) -> AnalysisOptions {
 fn cpu_time_give_up_holds_with_the_condition_written() {
     let program = endless_sum();
     let dir = tempfile::tempdir().expect("temp dir");
+    let _turn = CPU_MEASURED.lock().unwrap_or_else(|e| e.into_inner());
     let limit = Duration::from_secs(2);
     let before = process_cpu_time();
     let outcome = run_analysis(AnalysisKind::Explicit, &program, &options(&["cpu-time=2s"]), None);
@@ -64,6 +70,34 @@ fn cpu_time_give_up_holds_with_the_condition_written() {
     assert!(
         used <= limit * 3 / 2 + Duration::from_secs(1),
         "{used:?} CPU for a {limit:?} give-up"
+    );
+}
+
+/// A bug at the end of a path of more than 600,000 steps through a large array: confirming it
+/// means encoding and solving that whole path, which must end by the deadline too.
+fn deep_bug() -> Program {
+    let text = "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void) {}\nint a[100000];\n\
+        int main(void) { int i; int j = 0;\n\
+        for (i = 0; i < 100000; i++) { if (__VERIFIER_nondet_int()) break; a[i] = j; j = j + 1; }\n\
+        if (i == 100000 && a[99999] == 99999) reach_error(); return 0; }\n";
+    load_source("deep_bug.c", text, DataModel::ILP32).expect("test program lowers")
+}
+
+#[test]
+fn cpu_time_give_up_holds_while_a_long_error_path_is_confirmed() {
+    let program = deep_bug();
+    let _turn = CPU_MEASURED.lock().unwrap_or_else(|e| e.into_inner());
+    let limit = Duration::from_secs(2);
+    let before = process_cpu_time();
+    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options(&["cpu-time=2s"]), None);
+    let used = process_cpu_time().saturating_sub(before);
+    // Either verdict is right within the budget (the bug is real); none may overrun it.
+    assert_ne!(outcome.verdict, Verdict::True);
+    assert!(
+        used <= limit * 3 / 2 + Duration::from_secs(1),
+        "{used:?} CPU for a {limit:?} give-up ({}: {})",
+        outcome.verdict,
+        outcome.reason
     );
 }
 
