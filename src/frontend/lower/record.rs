@@ -193,7 +193,7 @@ impl Lowerer<'_> {
             // A pointer member subscripted (`s.p[i]`) designates what it points to, not a
             // sub-object of the record.
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                if matches!(self.record_sub_type(&b.node.lhs), Some(CType::Ptr(_))) {
+                if matches!(self.type_of_record(&b.node.lhs), Some(CType::Ptr(_))) {
                     return None;
                 }
                 self.record_root(&b.node.lhs)
@@ -207,36 +207,6 @@ impl Lowerer<'_> {
     pub(super) fn record_leaf_vars(&self, e: &Node<Expression>) -> Option<Vec<VarId>> {
         let (first, t) = self.record_root(e)?;
         Some((0..leaf_count(&t)).map(|k| VarId(first.0 + k as u32)).collect())
-    }
-
-    /// The type of the sub-object `e` designates inside a record variable (through `.` and
-    /// `[]`), if it is one; nothing is lowered.
-    fn record_sub_type(&self, e: &Node<Expression>) -> Option<CType> {
-        match &e.node {
-            Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Sym::Var(_, t)) if is_record(t) => Some(t.clone()),
-                _ => None,
-            },
-            Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
-                let name = &m.node.identifier.node.name;
-                match self.record_sub_type(&m.node.expression)? {
-                    CType::Struct(st) => st.members.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone()),
-                    CType::Union(u) => u
-                        .members
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .map(|&(_, t)| CType::Int(t)),
-                    _ => None,
-                }
-            }
-            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                match self.record_sub_type(&b.node.lhs)? {
-                    CType::Array(elem, _) => Some(*elem),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
     }
 
     /// The sub-object of a record variable `e` designates, its indices lowered in order; `None`
