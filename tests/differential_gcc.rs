@@ -22,7 +22,8 @@
 //! and linked lists.
 //!
 //! Every generator runs `BATON_DIFF_PROGRAMS` programs (default: its CI count below) per data
-//! model, seeds from `BATON_DIFF_FIRST_SEED` (default 0) on, [`INPUT_LISTS`] input lists each;
+//! model, seeds from `BATON_DIFF_FIRST_SEED` (default 0) on, `BATON_DIFF_INPUTS` input lists
+//! each (default [`INPUT_LISTS`]);
 //! `scripts/differential-bench.sh` runs them all at a large count (the benchmark).
 
 #[path = "support/cgen.rs"]
@@ -46,24 +47,31 @@ use std::sync::Mutex;
 const PROGRAMS: u64 = 240;
 const INPUT_LISTS: usize = 24;
 const BATCH: usize = 40;
-/// Float programs per data model (x INPUT_LISTS runs each).
+/// Float programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const FLOAT_PROGRAMS: u64 = 220;
-/// Struct programs per data model (x INPUT_LISTS runs each).
+/// Struct programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const STRUCT_PROGRAMS: u64 = 220;
-/// Pointer and heap programs per data model (x INPUT_LISTS runs each).
+/// Pointer and heap programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const POINTER_PROGRAMS: u64 = 220;
+
+/// The number in environment variable `name`, or `default`.
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// The seeds a generator runs: `BATON_DIFF_PROGRAMS` of them (default `default`) from
 /// `BATON_DIFF_FIRST_SEED` (default 0) on.
 fn seeds(default: u64) -> Vec<u64> {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
     let first = env("BATON_DIFF_FIRST_SEED", 0);
     (first..first + env("BATON_DIFF_PROGRAMS", default)).collect()
+}
+
+/// Input lists per program: `BATON_DIFF_INPUTS` (default [`INPUT_LISTS`]).
+fn input_lists() -> usize {
+    env("BATON_DIFF_INPUTS", INPUT_LISTS as u64) as usize
 }
 
 /// The interpreter's ending in the harness's notation.
@@ -105,7 +113,7 @@ fn check_batch(
     let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), &[], dir, &name)?;
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
-        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+        for inputs in cgen::input_lists(seed, input_lists()) {
             runs.push((k, inputs));
         }
     }
@@ -259,10 +267,11 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
     let (arrays, vlas, strings) = (with("] = "), with("[n"), with("] = \""));
     eprintln!("{arrays} programs use arrays, {vlas} variable-length ones, {strings} strings");
     assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len() && strings * 10 > programs.len());
-    let runs = models.len() * seeds.len() * INPUT_LISTS;
+    let runs = models.len() * seeds.len() * input_lists();
     eprintln!(
-        "{} programs x {INPUT_LISTS} input lists x {} data models: {runs} runs, {} disagreements",
+        "{} programs x {} input lists x {} data models: {runs} runs, {} disagreements",
         seeds.len(),
+        input_lists(),
         models.len(),
         disagreements.len()
     );
@@ -309,7 +318,7 @@ fn sanitized_runs(what: &str, generate: fn(u64, &str) -> cgen::GenProgram, sanit
         .collect();
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
-        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+        for inputs in cgen::input_lists(seed, input_lists()) {
             runs.push((k, inputs));
         }
     }
@@ -397,7 +406,7 @@ fn run_generated(
                     .unwrap_or_else(|e| panic!("{e}"));
             let mut runs = Vec::new();
             for (k, &seed) in seeds[start..end].iter().enumerate() {
-                for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+                for inputs in cgen::input_lists(seed, input_lists()) {
                     runs.push((k, inputs));
                 }
             }
