@@ -30,9 +30,12 @@
 //! member, so struct pointers here point to heap structs), decay of an array that is a
 //! struct member or a row of a two-dimensional array (`s.arr`, `m[1]`; the generator writes
 //! `&s.arr[0]`), struct values copied through pointers (`*q = *r`), growing a `calloc` block
-//! with `realloc` (its new bytes are indeterminate, the old ones zero). Equality of a pointer
-//! one past the end of an object with a pointer into another object is left out too: C lets
-//! it be true (gcc may place the objects next to each other), Baton never does.
+//! with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
+//! relational comparison of pointers to members of *different* elements of an array of
+//! structs (Baton keeps each member in its own array over the elements, so
+//! `&la[1].a < &la[0].b` is not C's answer; members of one struct or one element compare as
+//! in C), and equality of a pointer one past the end of an object with a pointer into another
+//! object (C lets it be true, gcc may place the objects next to each other; Baton never does).
 
 use super::cgen::{GenProgram, Rng, NONDETS};
 
