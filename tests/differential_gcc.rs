@@ -12,17 +12,26 @@
 //! local, multi-dimensional, initialiser lists, variable-length), so the memory model of the
 //! frontend and interpreter is compared with gcc's layout and semantics too. Both data models are checked: LP64 with `-m64` and ILP32 with `-m32`
 //! (skipped with a printed reason when gcc cannot link 32-bit programs: install
-//! gcc-multilib). For longer explorations set `BATON_DIFF_PROGRAMS` (number of programs) and
-//! `BATON_DIFF_FIRST_SEED`. A second generator (tests/support/cgen_floats.rs) checks `float`
+//! gcc-multilib). A second generator (tests/support/cgen_floats.rs) checks `float`
 //! and `double` arithmetic, conversions and union type punning bit for bit against gcc with
 //! SSE (`-msse2 -mfpmath=sse`, as sv-benchmarks' ILP32 tasks are compiled). A third
 //! (tests/support/cgen_structs.rs) checks structs: member access, copies, initialisers and
-//! `sizeof` with gcc's padding.
+//! `sizeof` with gcc's padding. A fourth (tests/support/cgen_pointers.rs) checks pointers and
+//! the heap: addresses of variables, elements and members, pointer arithmetic, differences
+//! and comparisons, pointers to pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free`
+//! and linked lists.
+//!
+//! Every generator runs `BATON_DIFF_PROGRAMS` programs (default: its CI count below) per data
+//! model, seeds from `BATON_DIFF_FIRST_SEED` (default 0) on, `BATON_DIFF_INPUTS` input lists
+//! each (default [`INPUT_LISTS`]);
+//! `scripts/differential-bench.sh` runs them all at a large count (the benchmark).
 
 #[path = "support/cgen.rs"]
 mod cgen;
 #[path = "support/cgen_floats.rs"]
 mod cgen_floats;
+#[path = "support/cgen_pointers.rs"]
+mod cgen_pointers;
 #[path = "support/cgen_structs.rs"]
 mod cgen_structs;
 #[path = "support/gcc_harness.rs"]
@@ -38,10 +47,32 @@ use std::sync::Mutex;
 const PROGRAMS: u64 = 240;
 const INPUT_LISTS: usize = 24;
 const BATCH: usize = 40;
-/// Float programs per data model (x INPUT_LISTS runs each).
+/// Float programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const FLOAT_PROGRAMS: u64 = 220;
-/// Struct programs per data model (x INPUT_LISTS runs each).
+/// Struct programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const STRUCT_PROGRAMS: u64 = 220;
+/// Pointer and heap programs per data model (x `BATON_DIFF_INPUTS` runs each).
+const POINTER_PROGRAMS: u64 = 220;
+
+/// The number in environment variable `name`, or `default`.
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The seeds a generator runs: `BATON_DIFF_PROGRAMS` of them (default `default`) from
+/// `BATON_DIFF_FIRST_SEED` (default 0) on.
+fn seeds(default: u64) -> Vec<u64> {
+    let first = env("BATON_DIFF_FIRST_SEED", 0);
+    (first..first + env("BATON_DIFF_PROGRAMS", default)).collect()
+}
+
+/// Input lists per program: `BATON_DIFF_INPUTS` (default [`INPUT_LISTS`]).
+fn input_lists() -> usize {
+    env("BATON_DIFF_INPUTS", INPUT_LISTS as u64) as usize
+}
 
 /// The interpreter's ending in the harness's notation.
 fn render(e: &Execution) -> String {
@@ -82,7 +113,7 @@ fn check_batch(
     let exe = gcc_harness::compile_batch(programs, model.gcc_flag(), &[], dir, &name)?;
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
-        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+        for inputs in cgen::input_lists(seed, input_lists()) {
             runs.push((k, inputs));
         }
     }
@@ -123,7 +154,10 @@ fn check_batch(
                         ..
                     } => {
                         overflows += 1;
-                        strict.steps <= run.steps
+                        // An assume edge whose condition overflows counts as a step (a
+                        // faulting edge); one whose condition is false is not taken.
+                        let violated = matches!(run.ending, Ending::AssumptionViolated { .. });
+                        strict.steps <= run.steps + u64::from(violated)
                     }
                     _ => (&strict.ending, strict.steps) == (&run.ending, run.steps),
                 };
@@ -179,16 +213,8 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         "gcc can build neither 64- nor 32-bit programs"
     );
 
-    // For exploration: BATON_DIFF_PROGRAMS=5000 BATON_DIFF_FIRST_SEED=1000 cargo test …
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let count = env("BATON_DIFF_PROGRAMS", PROGRAMS);
-    let first = env("BATON_DIFF_FIRST_SEED", 0);
-    let seeds: Vec<u64> = (first..first + count).collect();
+    let seeds = seeds(PROGRAMS);
+    let first = seeds.first().copied().unwrap_or(0);
     let programs: Vec<cgen::GenProgram> = seeds
         .iter()
         .map(|&s| cgen::generate(s, &format!("p{s}_")))
@@ -231,23 +257,11 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
     eprintln!(
         "endings under gcc: {endings:?}; {overflows} runs end with signed overflow when it is undefined"
     );
-    assert!(overflows >= 100, "too few runs meet signed overflow: {overflows}");
-    // The generator must keep exercising every kind of ending, or the test loses its teeth.
-    for kind in ["RETURN", "EXIT", "ERROR", "ABORT", "ASSUME"] {
-        assert!(
-            endings.get(kind).copied().unwrap_or(0) >= 100,
-            "too few `{kind}` endings: {endings:?}"
-        );
-    }
-    // The memory model is exercised: most programs use arrays, many variable-length ones.
-    let with = |what: &str| programs.iter().filter(|p| p.text().contains(what)).count();
-    let (arrays, vlas, strings) = (with("] = "), with("[n"), with("] = \""));
-    eprintln!("{arrays} programs use arrays, {vlas} variable-length ones, {strings} strings");
-    assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len() && strings * 10 > programs.len());
-    let runs = models.len() * seeds.len() * INPUT_LISTS;
+    let runs = models.len() * seeds.len() * input_lists();
     eprintln!(
-        "{} programs x {INPUT_LISTS} input lists x {} data models: {runs} runs, {} disagreements",
+        "{} programs x {} input lists x {} data models: {runs} runs, {} disagreements",
         seeds.len(),
+        input_lists(),
         models.len(),
         disagreements.len()
     );
@@ -265,27 +279,49 @@ fn interpreter_agrees_with_gcc_on_generated_programs() {
         );
     }
     assert!(disagreements.is_empty(), "{} disagreements", disagreements.len());
+    assert!(overflows >= 100, "too few runs meet signed overflow: {overflows}");
+    // The generator must keep exercising every kind of ending, or the test loses its teeth.
+    for kind in ["RETURN", "EXIT", "ERROR", "ABORT", "ASSUME"] {
+        assert!(
+            endings.get(kind).copied().unwrap_or(0) >= 100,
+            "too few `{kind}` endings: {endings:?}"
+        );
+    }
+    // The memory model is exercised: most programs use arrays, many variable-length ones.
+    let with = |what: &str| programs.iter().filter(|p| p.text().contains(what)).count();
+    let (arrays, vlas, strings) = (with("] = "), with("[n"), with("] = \""));
+    eprintln!("{arrays} programs use arrays, {vlas} variable-length ones, {strings} strings");
+    assert!(arrays * 2 > programs.len() && vlas * 5 > programs.len() && strings * 10 > programs.len());
 }
 
-/// The generated programs are free of undefined behaviour as far as gcc's UBSan can tell
-/// (signed overflow is defined by `-fwrapv`), so gcc's result is the C semantics and not an
-/// accident of compilation.
+/// The generated programs are free of undefined behaviour as far as gcc's UBSan (and, for
+/// pointer programs, AddressSanitizer) can tell (signed overflow is defined by `-fwrapv`), so
+/// gcc's result is the C semantics and not an accident of compilation.
 #[test]
 fn generated_programs_have_no_undefined_behaviour() {
     if Command::new("gcc").arg("--version").output().is_err() {
         eprintln!("skipping: gcc is not on PATH");
         return;
     }
-    let dir = tempfile::tempdir().expect("temporary directory");
     let ubsan = ["-fsanitize=undefined", "-fno-sanitize-recover=all"];
+    sanitized_runs("p", cgen::generate, &ubsan);
+    let asan = ["-fsanitize=undefined,address", "-fno-sanitize-recover=all"];
+    sanitized_runs("h", cgen_pointers::generate, &asan);
+}
+
+/// Runs 40 programs of `generate` compiled with the sanitizer flags `sanitize`; no run may
+/// crash.
+fn sanitized_runs(what: &str, generate: fn(u64, &str) -> cgen::GenProgram, sanitize: &[&str]) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let ubsan = sanitize;
     let seeds: Vec<u64> = (0..40).collect();
     let programs: Vec<cgen::GenProgram> = seeds
         .iter()
-        .map(|&s| cgen::generate(s, &format!("p{s}_")))
+        .map(|&s| generate(s, &format!("{what}{s}_")))
         .collect();
     let mut runs = Vec::new();
     for (k, &seed) in seeds.iter().enumerate() {
-        for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+        for inputs in cgen::input_lists(seed, input_lists()) {
             runs.push((k, inputs));
         }
     }
@@ -294,11 +330,15 @@ fn generated_programs_have_no_undefined_behaviour() {
             eprintln!("skipping {model}: {why}");
             continue;
         }
-        let name = format!("ubsan-{model}");
-        let exe = match gcc_harness::compile_batch(&programs, model.gcc_flag(), &ubsan, dir.path(), &name) {
+        let name = format!("checked-{what}-{model}");
+        let exe = match gcc_harness::compile_batch(&programs, model.gcc_flag(), ubsan, dir.path(), &name) {
             Ok(exe) => exe,
-            Err(e) if e.contains("ubsan") || e.contains("sanitize") => {
-                eprintln!("skipping {model}: UBSan is not available: {e}");
+            Err(e)
+                if ["asan", "ubsan"]
+                    .iter()
+                    .any(|lib| e.contains(&format!("lib{lib}")) || e.contains(&format!("-l{lib}"))) =>
+            {
+                eprintln!("skipping {model}: a sanitizer is not available: {e}");
                 continue;
             }
             Err(e) => panic!("{e}"),
@@ -319,12 +359,14 @@ struct GeneratedRuns {
     runs: usize,
     /// gcc's distinct results.
     results: std::collections::BTreeSet<String>,
-    /// (model, seed, inputs, gcc, baton).
+    /// (model, index into `programs`, inputs, gcc, baton).
     disagreements: Vec<(DataModel, usize, Vec<i128>, String, String)>,
+    seeds: Vec<u64>,
     programs: Vec<cgen::GenProgram>,
 }
 
-/// Compiles `count` programs of `generate` with `gcc <model flag> <extra>` in batches,
+/// Compiles the programs of `generate` (as many as [`seeds`] says, by default `count`) with
+/// `gcc <model flag> <extra>` in batches,
 /// compares every run with the interpreter's and asserts they agree, on many different
 /// results; `None` when gcc is missing.
 fn run_generated(
@@ -338,7 +380,7 @@ fn run_generated(
         return None;
     }
     let dir = tempfile::tempdir().expect("temporary directory");
-    let seeds: Vec<u64> = (0..count).collect();
+    let seeds = seeds(count);
     let programs: Vec<cgen::GenProgram> = seeds
         .iter()
         .map(|&s| generate(s, &format!("{what}{s}_")))
@@ -352,6 +394,7 @@ fn run_generated(
         results: std::collections::BTreeSet::new(),
         disagreements: Vec::new(),
         programs: Vec::new(),
+        seeds: Vec::new(),
     };
     for model in [DataModel::LP64, DataModel::ILP32] {
         if let Err(why) = gcc_harness::gcc_works(model.gcc_flag(), dir.path()) {
@@ -366,7 +409,7 @@ fn run_generated(
                     .unwrap_or_else(|e| panic!("{e}"));
             let mut runs = Vec::new();
             for (k, &seed) in seeds[start..end].iter().enumerate() {
-                for inputs in cgen::input_lists(seed, INPUT_LISTS) {
+                for inputs in cgen::input_lists(seed, input_lists()) {
                     runs.push((k, inputs));
                 }
             }
@@ -391,17 +434,19 @@ fn run_generated(
         }
     }
     out.programs = programs;
+    out.seeds = seeds;
     eprintln!(
         "{what} programs: {} runs, {} distinct results, {} disagreements",
         out.runs,
         out.results.len(),
         out.disagreements.len()
     );
-    for (model, seed, inputs, gcc, baton) in out.disagreements.iter().take(5) {
+    for (model, k, inputs, gcc, baton) in out.disagreements.iter().take(5) {
+        let seed = out.seeds[*k];
         eprintln!("seed {seed} ({model}), inputs {inputs:?}: gcc `{gcc}`, baton `{baton}`");
     }
-    if let Some((_, seed, ..)) = out.disagreements.first() {
-        eprintln!("program of seed {seed}:\n{}", out.programs[*seed].text());
+    if let Some((_, k, ..)) = out.disagreements.first() {
+        eprintln!("program of seed {}:\n{}", out.seeds[*k], out.programs[*k].text());
     }
     assert!(
         out.disagreements.is_empty(),
@@ -432,5 +477,28 @@ fn interpreter_agrees_with_gcc_on_struct_programs() {
     if let Some(out) = run_generated("s", cgen_structs::generate, STRUCT_PROGRAMS, &sse) {
         // Every program declares struct types and objects of them.
         assert!(out.programs.iter().all(|p| p.text().contains("struct")));
+    }
+}
+
+/// Pointer and heap programs: addresses, pointer arithmetic within objects, differences and
+/// comparisons, pointers to pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free`,
+/// linked lists, in both data models.
+#[test]
+fn interpreter_agrees_with_gcc_on_pointer_programs() {
+    if let Some(out) = run_generated("h", cgen_pointers::generate, POINTER_PROGRAMS, &[]) {
+        // Counted in the programs' own lines, after the declarations of the library functions.
+        let with = |what: &str| {
+            let body = |p: &cgen::GenProgram| p.lines[p.decl_lines..].join("\n");
+            out.programs.iter().filter(|p| body(p).contains(what)).count()
+        };
+        let n = out.programs.len();
+        eprintln!(
+            "{n} pointer programs: {} with a linked list, {} realloc, {} pointers to pointers",
+            with("*head"),
+            with("realloc("),
+            with(" **pp")
+        );
+        // The generator keeps exercising lists, realloc and pointers to pointers.
+        assert!(n < 20 || (with("*head") * 3 > n && with("realloc(") * 5 > n && with(" **pp") * 3 > n));
     }
 }

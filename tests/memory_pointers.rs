@@ -209,3 +209,22 @@ fn what_the_memory_model_does_not_hold_is_rejected_with_its_line() {
         ),
     ]);
 }
+
+/// Found by the gcc differential test (tests/support/cgen_pointers.rs): a pointer member of
+/// a struct variable or an element of an array of pointers subscripted (`v.p[i]`, `pa[i][j]`)
+/// designates what it points to (both were rejected as "subscripted value is not an array"),
+/// and pointers to members of one struct compare in declaration order whichever member's
+/// address is taken first (they compared in the order the addresses were taken). gcc
+/// returns 7074 in both data models.
+#[test]
+fn pointer_members_and_member_addresses_follow_c() {
+    let body = "struct view { int *p; int n; };\nstruct pair { int x; int y; };\nstruct pair g;\n\
+                int main(void) {\n  int a[3] = { 1, 2, 3 };\n  struct view v;\n  v.p = a;\n  v.n = 3;\n  \
+                v.p[v.n - 1] = 7;\n  struct pair s;\n  int *b = &s.y;\n  int *c = &s.x;\n  int *gb = &g.y;\n  \
+                int *ga = &g.x;\n  int *pa[2];\n  pa[0] = a;\n  pa[1] = &a[1];\n  \
+                return pa[1][1] * 1000 + a[2] * 10 + (c < b) + (ga < gb) + (b > c) + (v.p[0] == 1);\n}\n";
+    for model in [DataModel::ILP32, DataModel::LP64] {
+        let p = program(body, model);
+        assert_eq!(run(&p, &[]), Ending::Returned { value: Some(7074) }, "{model}");
+    }
+}

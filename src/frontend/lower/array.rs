@@ -385,6 +385,10 @@ impl Lowerer<'_> {
             return Err(self.unsupported(at, "array used as a value (decay to a pointer)"));
         }
         if subscripts.len() > dims.len() {
+            // An element of an array of pointers subscripted (`pa[i][j]`): what it points to.
+            if matches!(elem, CType::Ptr(_)) {
+                return self.pointed_place(e);
+            }
             return Err(self.malformed(at, "subscripted value is not an array"));
         }
         let elem = elem.clone();

@@ -202,6 +202,20 @@ impl Lowerer<'_> {
                 pointee: Some(t),
             });
         }
+        // Pointers to members of one struct compare in declaration order (C11 6.5.8), so
+        // the address of one member places every member, in that order. (Members of
+        // different elements of an array of structs are in different leaf arrays: their
+        // order is not C's.)
+        for leaf in self.record_leaf_vars(e).unwrap_or_default() {
+            let var = &self.variables[leaf.index()];
+            if var
+                .array
+                .as_ref()
+                .is_none_or(|shape| shape.size_bytes(var.ty).is_some())
+            {
+                self.address_of_var(leaf, at)?;
+            }
+        }
         let (place, t) = self.lvalue(e)?;
         let e = match place {
             Place::Var(v) => self.address_of_var(v, at)?,

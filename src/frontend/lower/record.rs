@@ -190,11 +190,23 @@ impl Lowerer<'_> {
             Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
                 self.record_root(&m.node.expression)
             }
+            // A pointer member subscripted (`s.p[i]`) designates what it points to, not a
+            // sub-object of the record.
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                if matches!(self.type_of_record(&b.node.lhs), Some(CType::Ptr(_))) {
+                    return None;
+                }
                 self.record_root(&b.node.lhs)
             }
             _ => None,
         }
+    }
+
+    /// Every leaf variable of the record variable `e` is a sub-object of, in declaration
+    /// order; `None` if `e` is not inside one.
+    pub(super) fn record_leaf_vars(&self, e: &Node<Expression>) -> Option<Vec<VarId>> {
+        let (first, t) = self.record_root(e)?;
+        Some((0..leaf_count(&t)).map(|k| VarId(first.0 + k as u32)).collect())
     }
 
     /// The sub-object of a record variable `e` designates, its indices lowered in order; `None`
