@@ -33,7 +33,7 @@
 //!   that is not positive is undefined behaviour.
 //! - Pointers ([`super::address`]): a read or write through a pointer reaches an
 //!   address-taken variable (one whole scalar or array element; a local only while its
-//!   function is active) or a heap block ([`heap`]). `malloc` never fails. A null, dangling,
+//!   function is active) or a heap block ([`super::heap`]). `malloc` never fails. A null, dangling,
 //!   out-of-bounds or unaligned-to-any-object access, a double or invalid `free` and a read of
 //!   uninitialised `malloc` memory are undefined behaviour; an access the model cannot
 //!   express (a variable's bytes read as a narrower type, a pointer to a local of a function
@@ -43,15 +43,13 @@
 //!   [`Ending::UndefinedBehavior`] saying what and at which line: such a run is never a
 //!   violation of the property, whatever follows.
 
-mod heap;
-
 use super::address::{self, StaticObjects, HEAP_BASE};
 use super::expr::Expr;
+use super::heap::{Fault, Fill, Found, Heap};
 use super::memory::{self, element_count, flat_index, Extent};
 use super::semantics::{self, UndefinedBehavior};
 use super::types::IntType;
 use super::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, VarId};
-use heap::{Fault, Heap};
 use std::fmt;
 
 /// The most elements one array may have in a run (each takes 16 bytes here).
@@ -293,7 +291,7 @@ struct Run<'a> {
     active: Vec<u32>,
     /// The address-taken variables by address.
     statics: StaticObjects,
-    heap: Heap,
+    heap: Heap<i128>,
     /// How many calls are active (0 in the entry function).
     depth: usize,
 }
@@ -423,7 +421,19 @@ impl Run<'_> {
                     what: UndefinedBehavior::DanglingPointer,
                     line,
                 }),
-            Target::Heap(a) => self.heap.read(a, ty).map_err(|f| fault(f, line)),
+            Target::Heap(a) => match self.heap.read(a, ty).map_err(|f| fault(f, line))? {
+                Found::Cell(v) => Ok(v),
+                Found::Fill(Fill::Zero) => Ok(0),
+                Found::Fill(Fill::Uninitialized) => Err(Ending::UndefinedBehavior {
+                    what: UndefinedBehavior::UninitializedRead,
+                    line,
+                }),
+                // Only an analysis's heap has unknown contents.
+                Found::Fill(Fill::Unknown) => Err(Ending::Unmodelled {
+                    what: "heap contents unknown".into(),
+                    line,
+                }),
+            },
         }
     }
 
@@ -470,15 +480,19 @@ impl Run<'_> {
             .map_err(|what| Ending::UndefinedBehavior { what, line })?;
         let size = u64::try_from(size).map_err(|_| Ending::MemoryLimit { line })?;
         let made = match kind {
-            AllocKind::Malloc => self.heap.allocate(size, false, None),
-            AllocKind::Calloc => self.heap.allocate(size, true, None),
-            AllocKind::Alloca => self.heap.allocate(size, false, Some(self.depth)),
+            AllocKind::Malloc => self.heap.allocate(Some(size), Fill::Uninitialized, None),
+            AllocKind::Calloc => self.heap.allocate(Some(size), Fill::Zero, None),
+            AllocKind::Alloca => self
+                .heap
+                .allocate(Some(size), Fill::Uninitialized, Some(self.depth)),
             AllocKind::Realloc { from } => match self.pointer(from, line)? {
-                0 => self.heap.allocate(size, false, None),
-                a => self.heap.reallocate(a, size),
+                0 => self.heap.allocate(Some(size), Fill::Uninitialized, None),
+                a => self.heap.reallocate(a, Some(size)),
             },
         };
-        made.map_err(|f| fault(f, line))
+        // Every block has a known size, so every block has an address.
+        made.and_then(|a| a.ok_or(Fault::Limit))
+            .map_err(|f| fault(f, line))
     }
 
     /// Stores `value` into `var`, converted to the variable's type; returns the stored value.

@@ -17,6 +17,7 @@ pub mod dot;
 pub mod emit_c;
 pub mod expr;
 pub mod float;
+pub mod heap;
 pub mod interpreter;
 pub mod memory;
 pub mod semantics;

@@ -16,8 +16,8 @@
 //!   values there), every variable the operations use has the old type and array shape, and
 //!   the functions called and returned from have the old parameters and return variable;
 //! - no successor is at an error location (the engine's own exploration reports targets) and
-//!   every old child's values are recorded (states that know array elements or saved frames
-//!   of recursive calls are not, and nothing is reused on a recursive program).
+//!   every old child's values are recorded (states that know array elements, heap blocks or
+//!   saved frames of recursive calls are not, and nothing is reused on a recursive program).
 //!
 //! Globals the old program does not have (a new version's logging, say) are no obstacle: no
 //! operation reused reads or writes them, so their values pass from a node to its successors
@@ -30,7 +30,7 @@
 //! most extra exploration), and targets, counterexample replay and give-ups are the analysis'
 //! own. Grafting stops at the CPU-time give-up's deadline; what is left is queued.
 
-use super::{ExplicitCpa, ExplicitState, KnownValues};
+use super::{ExplicitCpa, ExplicitState, KnownHeap, KnownValues};
 use crate::analyses::incremental::{keeps_previous, IncrementalOutcome, Previous, ReuseStats};
 use crate::analyses::predicate::proof::{Proof, ProofAnalysis, ProofStatus, ProofStep};
 use crate::analyses::AnalysisOptions;
@@ -73,7 +73,7 @@ pub fn verify(
                     source,
                     outcome.verdict.benchexec(),
                     ProofAnalysis::Explicit,
-                    |state| (None, recorded_values(state)),
+                    |state| (None, recorded_values(state, program)),
                 )
             });
             (reuse, proof)
@@ -86,10 +86,12 @@ pub fn verify(
     }
 }
 
-/// The values a proof records of a state: `None` where it knows array elements or has saved
-/// frames (not recorded, never reused).
-fn recorded_values(state: &ExplicitState) -> Option<Vec<(VarId, i128)>> {
-    let plain = state.arrays == Default::default() && state.saved.pop().is_none();
+/// The values a proof records of a state: `None` where it knows array elements, has saved
+/// frames or heap blocks (not recorded, never reused).
+fn recorded_values(state: &ExplicitState, program: &Program) -> Option<Vec<(VarId, i128)>> {
+    let plain = state.arrays == Default::default()
+        && state.saved.pop().is_none()
+        && state.heap.is_empty(program.data_model.pointer_bits());
     plain.then(|| state.values.iter().map(|(&v, &x)| (v, x)).collect())
 }
 
@@ -234,7 +236,7 @@ impl<'a> Graft<'a> {
             return None;
         }
         let node = arg.node(id);
-        recorded_values(&node.state)?;
+        recorded_values(&node.state, self.program)?;
         // The values of globals the old program does not have pass through unchanged (no
         // operation reused reads or writes them); the rest must be an old node's values.
         let mut values = node.state.values.clone();
@@ -279,6 +281,7 @@ impl<'a> Graft<'a> {
         }
         Some(ExplicitState {
             values,
+            heap: KnownHeap::empty(self.program.data_model.pointer_bits()),
             ..ExplicitState::default()
         })
     }

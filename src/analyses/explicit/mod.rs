@@ -12,8 +12,11 @@
 //! index that is certainly outside its dimension ends the path like other undefined behaviour.
 //!
 //! Pointers ([`pointers`]): addresses are values like any other; a read or write through a
-//! known address of an address-taken variable is exact, heap contents are unknown, and a
-//! write through an unknown address makes every address-taken variable unknown.
+//! known address of an address-taken variable or a heap block is exact, and a write through
+//! an unknown address makes every address-taken variable and heap cell unknown. Heap blocks
+//! ([`heap`]) are allocated along a path at the interpreter's addresses, with known or
+//! unknown size and contents; an unbounded number of allocations (a list built in a loop
+//! without bound) never reaches a covered state and ends at the engine's give-ups.
 //!
 //! Recursion ([`frames`]): a call of a recursive function saves the callee's known locals in
 //! the state and starts it with unknown ones; the return restores them. How deep recursion is
@@ -34,13 +37,14 @@ use crate::cfa::address::StaticObjects;
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
-use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
+use crate::cfa::{AllocKind, FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::last_query;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
 pub use frames::SavedFrames;
+pub use heap::KnownHeap;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
@@ -48,17 +52,20 @@ pub use values::KnownValues;
 
 mod arrays;
 mod frames;
+mod heap;
 pub mod incremental;
 mod pointers;
 mod values;
 
 /// Known variable values (absent = unknown), normalised to each variable's type, known
-/// elements of small arrays, and the locals of suspended activations of recursive functions.
+/// elements of small arrays, the locals of suspended activations of recursive functions, and
+/// the heap.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ExplicitState {
     pub values: KnownValues,
     pub arrays: KnownArrays,
     pub saved: SavedFrames,
+    pub heap: KnownHeap,
 }
 
 impl ExplicitState {
@@ -211,9 +218,8 @@ pub struct ExplicitCoverIndex {
 }
 
 /// Nodes of one group, by their states' values (shared with the states: no copy per state,
-/// and no list allocated for the usual single node), with their known array elements and
-/// saved frames.
-type ValueGroup = FxHashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames); 1]>>;
+/// and no list allocated for the usual single node), with the rest of their states.
+type ValueGroup = FxHashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames, KnownHeap); 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -269,7 +275,10 @@ impl Cpa for ExplicitCpa {
     type CoverIndex = ExplicitCoverIndex;
 
     fn initial_state(&self, program: &Program) -> ExplicitState {
-        let mut state = ExplicitState::default();
+        let mut state = ExplicitState {
+            heap: KnownHeap::empty(program.data_model.pointer_bits()),
+            ..ExplicitState::default()
+        };
         for (id, var) in program.globals() {
             match (&var.array, KnownArrays::tracked_extents(program, id)) {
                 (None, _) => state.values.insert(id, var.ty.normalize(var.initial)),
@@ -387,9 +396,32 @@ impl Cpa for ExplicitCpa {
                         next.set(*v, None);
                     }
                 }
-                // Heap blocks are not tracked: their addresses are unknown.
-                Operation::Alloc { lhs, .. } => next.set(*lhs, None),
-                Operation::Free { .. } => {}
+                Operation::Alloc { lhs, kind, size } => {
+                    let Ok(size) = state.eval(size, overflow) else {
+                        return undefined();
+                    };
+                    let from = match kind {
+                        AllocKind::Realloc { from } => match state.eval(from, overflow) {
+                            Ok(v) => v,
+                            Err(_) => return undefined(),
+                        },
+                        _ => None,
+                    };
+                    match next.heap.allocate(kind, size, from) {
+                        pointers::Access::Done(a) => next.set(*lhs, a),
+                        pointers::Access::Undefined => return undefined(),
+                        pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
+                    }
+                }
+                Operation::Free { address } => match state.eval(address, overflow) {
+                    Ok(Some(0)) => {}
+                    Ok(a) => match next.heap.free(a) {
+                        pointers::Access::Done(()) => {}
+                        pointers::Access::Undefined => return undefined(),
+                        pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
+                    },
+                    Err(_) => return undefined(),
+                },
                 Operation::LoadPtr { lhs, address } => {
                     let ty = program.variable(*lhs).ty;
                     match pointers::load(state, address, ty, &self.objects(program)) {
@@ -485,6 +517,7 @@ impl Cpa for ExplicitCpa {
             && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
             && a.arrays.less_or_equal(&b.arrays)
             && a.saved.same_as(&b.saved)
+            && a.heap.less_or_equal(&b.heap)
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
@@ -502,6 +535,7 @@ impl Cpa for ExplicitCpa {
             node,
             state.arrays.clone(),
             state.saved.clone(),
+            state.heap.clone(),
         ));
     }
 
@@ -509,7 +543,7 @@ impl Cpa for ExplicitCpa {
         let same_vars = |g: &Vec<VarId>| g.iter().eq(state.values.keys());
         if let Some((_, group)) = index.groups.iter_mut().find(|(g, _)| same_vars(g)) {
             if let Some(nodes) = group.get_mut(&state.values) {
-                nodes.retain(|(n, _, _)| *n != node);
+                nodes.retain(|(n, ..)| *n != node);
             }
         }
     }
@@ -527,10 +561,12 @@ impl Cpa for ExplicitCpa {
             }
             if projected.len() == vars.len() {
                 if let Some(nodes) = group.get(projected.as_slice()) {
-                    let covering = nodes.iter().filter(|(_, arrays, saved)| {
-                        state.arrays.less_or_equal(arrays) && state.saved.same_as(saved)
+                    let covering = nodes.iter().filter(|(_, arrays, saved, heap)| {
+                        state.arrays.less_or_equal(arrays)
+                            && state.saved.same_as(saved)
+                            && state.heap.less_or_equal(heap)
                     });
-                    out.extend(covering.map(|(n, _, _)| *n));
+                    out.extend(covering.map(|(n, ..)| *n));
                 }
             }
         }

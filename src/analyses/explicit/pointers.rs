@@ -1,9 +1,9 @@
 //! Reads and writes through pointers in the explicit-value analysis ([`crate::cfa::address`]).
 //!
 //! A known address of an address-taken variable reads or writes that variable (one whole
-//! scalar or tracked array element) exactly. Heap contents are not tracked: a read from a
-//! heap block is unknown and a write to one changes no variable. A write through an unknown
-//! address may reach every address-taken variable, so all of them become unknown. A known
+//! scalar or tracked array element) exactly; a known heap address reads or writes the heap
+//! block's cell ([`super::heap`]). A write through an unknown address may reach every
+//! address-taken variable and every heap block, so all of them become unknown. A known
 //! address that certainly faults (null, no object, out of bounds) ends the path like other
 //! undefined behaviour; an access the memory model cannot express gives up.
 
@@ -37,7 +37,8 @@ enum Place {
     Var(VarId, Option<(u64, u64)>),
     /// An element of an array whose elements are not tracked.
     Untracked,
-    Heap,
+    /// A heap address.
+    Heap(u64),
 }
 
 /// The place of an access of `ty` at the known `address`.
@@ -54,7 +55,7 @@ fn place(address: i128, ty: IntType, objects: &Objects) -> Access<Place> {
         return Access::Undefined;
     }
     if address >= HEAP_BASE {
-        return Access::Done(Place::Heap);
+        return Access::Done(Place::Heap(address));
     }
     let Some((var, offset, size)) = statics.find(address) else {
         return Access::Undefined;
@@ -99,7 +100,8 @@ pub fn load(state: &ExplicitState, address: &Expr, ty: IntType, objects: &Object
         Access::Done(Place::Var(var, Some((at, _)))) => {
             Access::Done(state.arrays.get(var, at).map(|v| ty.normalize(v)))
         }
-        Access::Done(Place::Untracked | Place::Heap) => Access::Done(None),
+        Access::Done(Place::Untracked) => Access::Done(None),
+        Access::Done(Place::Heap(at)) => state.heap.load(at, ty),
         Access::Undefined => Access::Undefined,
         Access::GiveUp(why) => Access::GiveUp(why),
     }
@@ -144,15 +146,17 @@ pub fn store(
             }
             Access::Done(())
         }
-        // Untracked elements are unknown anyway; heap contents are not tracked.
-        Access::Done(Place::Untracked | Place::Heap) => Access::Done(()),
+        // Untracked elements are unknown anyway.
+        Access::Done(Place::Untracked) => Access::Done(()),
+        Access::Done(Place::Heap(at)) => next.heap.store(at, ty, value),
         Access::Undefined => Access::Undefined,
         Access::GiveUp(why) => Access::GiveUp(why),
     }
 }
 
-/// Every address-taken variable becomes unknown.
+/// Every address-taken variable and every heap cell becomes unknown.
 fn havoc(next: &mut ExplicitState, statics: &StaticObjects, program: &Program) {
+    next.heap.havoc();
     for var in statics.vars() {
         if program.variable(var).array.is_some() {
             next.arrays.forget(var);
