@@ -75,6 +75,28 @@ fn renamed_local_keeps_the_proof() {
 }
 
 #[test]
+fn proof_is_met_again_behind_a_changed_branch() {
+    // A branch put in front of an old one at the start of `ioOperation` (`if (new) … else if
+    // (old)`, a changed line of the diff), passed by every loop iteration: the states behind
+    // it follow the old proof again (12 of 34 old nodes and 28 new states before).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, proof) = proof_of(&data("example.c"), dir.path(), "example");
+    let proof_in = ["--proof-in", proof.to_str().expect("utf-8")];
+    let result = verify(&data("example_front.c"), &proof_in);
+    assert_eq!(result["verdict"], "true", "{result}");
+    assert!(
+        reuse(&result, "reused_nodes") + 1 >= reuse(&result, "old_nodes"),
+        "{result}"
+    );
+    assert!(reuse(&result, "new_states") <= 8, "{result}");
+    // The same change with a bug in the new branch: the proof met again behind it hides
+    // nothing.
+    let result = verify(&data("example_front_bug.c"), &proof_in);
+    assert_eq!(result["verdict"], "false(unreach-call)", "{result}");
+    assert!(proofs::replayed(&result), "{result}");
+}
+
+#[test]
 fn breaking_change_reexplores_from_the_frontier_and_finds_the_bug() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (scratch, proof) = proof_of(&kbfilter("v3"), dir.path(), "v3");

@@ -16,6 +16,10 @@
 //!   the query is skipped when the block's operations are the old ones). Otherwise the
 //!   state is abstracted as usual and exploration goes on from there without the old proof:
 //!   that state is on the frontier.
+//! - Re-matching after the frontier ([`Previous::anchor`]): a state explored anew at a block
+//!   start whose abstract state entails the region of an old node at the same location
+//!   follows that node again, so that a change in one place (a branch added at the start of
+//!   a function every loop iteration calls) does not discard the proof everywhere after it.
 //!
 //! Soundness does not depend on the matching: every reused region is implied by the new
 //! program's own path formula, every step of the new CFA is explored, and coverage, targets,
@@ -109,6 +113,9 @@ pub struct Previous {
     baseline: Precision,
     /// Old locations to new ones (by function, kind and line).
     locations: HashMap<LocId, LocId>,
+    /// Per new location, the expanded old nodes with a region at the old location it is:
+    /// where a state explored anew meets the old proof again ([`Previous::anchor`]).
+    anchors: HashMap<LocId, Vec<u32>>,
     /// Program start means the same in both versions (every old global, same initial value).
     same_start: bool,
     /// Old nodes whose region must not be reused: refinement found it too weak.
@@ -202,7 +209,7 @@ impl Previous {
                 .filter_map(|&i| predicates.get(i as usize).cloned().flatten())
                 .collect()
         };
-        let regions = (0..proof.nodes.len())
+        let regions: Vec<Option<Rc<AbstractState>>> = (0..proof.nodes.len())
             .map(|i| proof.region(i, &predicates).map(Rc::new))
             .collect();
         let tracked = proof
@@ -215,6 +222,14 @@ impl Previous {
             baseline.add_global(p);
         }
         let locations = map_locations(old, program, &funcs, &old_to_new);
+        let mut anchors: HashMap<LocId, Vec<u32>> = HashMap::new();
+        for (i, (node, region)) in proof.nodes.iter().zip(&regions).enumerate() {
+            if let (Some(&new), Some(_), ProofStatus::Expanded) =
+                (locations.get(&node.location), region, &node.status)
+            {
+                anchors.entry(new).or_default().push(i as u32);
+            }
+        }
         for (loc, ids) in &proof.precision.local {
             if let Some(&new) = locations.get(loc) {
                 for p in pick(ids) {
@@ -231,6 +246,7 @@ impl Previous {
             old_changed,
             baseline,
             locations,
+            anchors,
             same_start,
             proof,
             banned: RefCell::default(),
@@ -398,13 +414,10 @@ impl Previous {
                 _ => break,
             }
         }
-        // A new statement on an inserted or changed line is stepped over (a new branch only
-        // on an inserted line).
-        let steps_over = match new_line {
-            LineChange::Same => false,
-            LineChange::Inserted => !structural(&edge.op),
-            LineChange::Changed => !structural(&edge.op) && !edge.op.is_assume(),
-        };
+        // A new statement or branch on an inserted or changed line is stepped over: a branch
+        // put in front of an old one (`if (new) … else if (old)`) is often a changed line of
+        // the diff, and the old branch after it matches again.
+        let steps_over = new_line != LineChange::Same && !structural(&edge.op);
         if steps_over {
             return Some(ProofTrack {
                 node: n,
@@ -417,6 +430,26 @@ impl Previous {
             Some((old_op, _, c)) if one_edge && self.compatible(old_op, &edge.op) => Some(advance(c, false)),
             _ => None,
         }
+    }
+
+    /// Re-matching after the frontier (seed 002's Alg. 1 from a new state): an old node the
+    /// new state at block start `location` with abstract state `state` can follow, an
+    /// expanded old node at the old location `location` is whose region `state` entails
+    /// (decided without the solver). From there the old subtree is reused as from a
+    /// conforming node: its regions over-approximate what the old blocks reach from a weaker
+    /// state, and the new blocks are checked against the old ones edge by edge as always.
+    pub fn anchor(&self, location: LocId, state: &AbstractState) -> Option<ProofTrack> {
+        let banned = self.banned.borrow();
+        self.anchors.get(&location)?.iter().find_map(|&node| {
+            let region = self.regions.get(node as usize)?.as_ref()?;
+            (!banned.contains(&node) && state.entails_without_solver(region) == Some(true)).then_some(
+                ProofTrack {
+                    node,
+                    identical: true,
+                    stutter: false,
+                },
+            )
+        })
     }
 
     /// Two single edges may stand for each other: neither is a branch, and calls go to the

@@ -295,19 +295,8 @@ impl AbstractState {
     /// `self ⊑ other` (every state of `self` is one of `other`), for the stop operator.
     /// A solver that cannot decide yields `false` (not covered), which is always sound.
     pub fn entails(&self, other: &AbstractState, program: &Program, config: &SolverConfig) -> bool {
-        if self.is_bottom() || other.is_top() || self == other {
-            return true;
-        }
-        // Syntactic check: every cube of self contains all literals of some cube of other.
-        if self
-            .cubes
-            .iter()
-            .all(|c| other.cubes.iter().any(|d| d.iter().all(|l| c.contains(l))))
-        {
-            return true;
-        }
-        if let Some(included) = self.minterm_inclusion(other) {
-            return included;
+        if let Some(entailed) = self.entails_without_solver(other) {
+            return entailed;
         }
         let ssa = SsaMap::new();
         let query = Bool::and(&[
@@ -315,6 +304,23 @@ impl AbstractState {
             other.to_formula(&ssa, program).not(),
         ]);
         matches!(config.check(&query), Satisfiability::Unsat)
+    }
+
+    /// Entailment where it is decided without the solver: `Some(true)` for the trivial and
+    /// the syntactic cases (every cube of `self` contains some cube of `other`), the answer
+    /// of [`Self::minterm_inclusion`] where that applies, otherwise `None`.
+    pub fn entails_without_solver(&self, other: &AbstractState) -> Option<bool> {
+        if self.is_bottom() || other.is_top() || self == other {
+            return Some(true);
+        }
+        if self
+            .cubes
+            .iter()
+            .all(|c| other.cubes.iter().any(|d| d.iter().all(|l| c.contains(l))))
+        {
+            return Some(true);
+        }
+        self.minterm_inclusion(other)
     }
 
     /// Entailment without the solver when both states are minterms and `other`'s predicates

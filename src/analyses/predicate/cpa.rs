@@ -364,6 +364,7 @@ impl Cpa for PredicateCpa<'_> {
             }
             let start = abs.to_formula(&SsaMap::new(), program);
             let known = known_from_abstraction(&abs, program);
+            let proof = self.previous.and_then(|p| p.anchor(target, &abs));
             return Ok(Transfer::Successors(vec![PredicateState {
                 abstraction: Rc::new(abs),
                 block_start: target,
@@ -372,7 +373,7 @@ impl Cpa for PredicateCpa<'_> {
                 known,
                 tracked: Rc::new(predicates),
                 unchecked: false,
-                proof: None,
+                proof,
             }]));
         }
         Ok(Transfer::Successors(vec![PredicateState {
