@@ -692,14 +692,20 @@ fn reduce(args: ReduceArgs) -> Result<(), Failure> {
                     let cap = (program.locations.len() as f64 * ratio) as usize;
                     reducer::reduce_within(&program, &condition, cap, reducer::DEFAULT_MAX_LOCATIONS)
                 }
-                None => reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS).map(|r| reducer::Capped {
-                    exact: r.coverage(),
-                    residual: r,
+                None => reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS).map(|r| {
+                    reducer::Capped {
+                        exact: r.coverage(),
+                        residual: r,
+                    }
                 }),
             }
             .map_err(Failure::input)?;
             let coverage = (capped.residual.coverage(), capped.exact);
-            (emit_c(&capped.residual.program), Some(capped.residual.program), coverage)
+            (
+                emit_c(&capped.residual.program),
+                Some(capped.residual.program),
+                coverage,
+            )
         }
         "identity" => {
             condition.validate(&program).map_err(Failure::input)?;

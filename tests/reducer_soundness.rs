@@ -1057,7 +1057,8 @@ fn shared_tasks_residuals_satisfy_res() {
         // residual is larger): within the cap, and Res (a) and (b) on a subset of the inputs.
         let cap = program.locations.len();
         if residual.program.locations.len() > cap {
-            match reduce_within(&program, &outcome.condition, cap, DEFAULT_MAX_LOCATIONS).map(|c| c.residual) {
+            match reduce_within(&program, &outcome.condition, cap, DEFAULT_MAX_LOCATIONS).map(|c| c.residual)
+            {
                 Ok(residual) if residual.program.locations.len() <= cap => {
                     capped += 1;
                     violations.extend(check_res(

@@ -256,7 +256,8 @@ fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
     assert!(condition.covers(&exit));
     assert!(!reads_path(&exact, &exit) && reads_path(&exact, &body));
     for cap in [original, size / 2] {
-        let capped = reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+        let capped =
+            reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(capped.exact, exact.coverage());
         let residual = capped.residual;
         assert!(residual.program.locations.len() <= cap, "cap {cap}");

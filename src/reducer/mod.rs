@@ -208,9 +208,12 @@ pub fn reduce_within(
     let explored = match product(program, &condition, max_locations, Keep::All) {
         Ok(p) => p,
         // Choose among the first nodes, breadth-first (the q_r part adds at most the original).
-        Err(ReduceError::TooLarge { .. }) => {
-            product(program, &condition, max_locations, Keep::Breadth(max_locations / 2))?
-        }
+        Err(ReduceError::TooLarge { .. }) => product(
+            program,
+            &condition,
+            max_locations,
+            Keep::Breadth(max_locations / 2),
+        )?,
         Err(e) => return Err(e),
     };
     let choice = Choice::new(&explored);
@@ -219,7 +222,14 @@ pub fn reduce_within(
         cuts: explored.residual.cuts,
     };
     // A build past the cap stops there: only its failure matters.
-    let build = |k: usize| product(program, &condition, cap.saturating_add(1), Keep::Only(&choice.keep(k)));
+    let build = |k: usize| {
+        product(
+            program,
+            &condition,
+            cap.saturating_add(1),
+            Keep::Only(&choice.keep(k)),
+        )
+    };
     let all = choice.cut_locations();
     let mut high = all;
     match build(all) {
