@@ -10,10 +10,14 @@
 //! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
 //! product) and those copies. Every product node at `main`'s exit is one location (nothing
 //! follows there), and a condition that covers nothing starts in `q_r`, so its residual is the
-//! original's reachable code and no larger. [`reduce_within`] caps the residual's size: where the
-//! exact product would exceed the cap, the product keeps the automaton states only at its
-//! first nodes (breadth-first) and falls back to `q_r` after them — sound (every uncovered path
-//! stays), covering less. The IDENTITY reducer of
+//! original's reachable code and no larger. A product node from which no cut (a covered
+//! transition, not taken) is reachable falls back to `q_r` too: the same paths, no copy.
+//! [`reduce_within`] caps the residual's size ([`select`]): where the exact product is larger
+//! than the cap, it keeps the cuts nearest the entry with every product node on a path to them
+//! and falls back to `q_r` everywhere else — sound (every uncovered path stays), cutting fewer
+//! covered paths; [`Coverage`] says how much it kept (cuts and precise locations against the
+//! exact residual's). Flows cap every `input: reduce` residual (`max_ratio:`, default 2 × the
+//! original's locations, [`crate::pipeline::flow::DEFAULT_MAX_RATIO`]). The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
@@ -169,13 +173,14 @@ pub fn reduce(
     // Only what the condition says matters, not how it is written: fewer automaton states,
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
-    let exact = product(program, &condition, max_locations, Keep::All)?;
+    let runner = ConditionRunner::new(&condition);
+    let exact = product(program, &runner, max_locations, all_of(&condition))?;
     let choice = Choice::new(&exact);
     if choice.useful_nodes() == exact.residual.precise_locations() {
         return Ok(exact.residual);
     }
     let useful = choice.keep(choice.cut_locations());
-    Ok(product(program, &condition, max_locations, Keep::Only(&useful))?.residual)
+    Ok(product(program, &runner, max_locations, Keep::Only(&useful))?.residual)
 }
 
 /// A residual program within a size cap ([`reduce_within`]) and what the exact one would keep.
@@ -205,15 +210,13 @@ pub fn reduce_within(
 ) -> Result<Capped, ReduceError> {
     condition.validate(program)?;
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
-    let explored = match product(program, &condition, max_locations, Keep::All) {
+    let runner = ConditionRunner::new(&condition);
+    let explored = match product(program, &runner, max_locations, all_of(&condition)) {
         Ok(p) => p,
         // Choose among the first nodes, breadth-first (the q_r part adds at most the original).
-        Err(ReduceError::TooLarge { .. }) => product(
-            program,
-            &condition,
-            max_locations,
-            Keep::Breadth(max_locations / 2),
-        )?,
+        Err(ReduceError::TooLarge { .. }) => {
+            product(program, &runner, max_locations, Keep::Breadth(max_locations / 2))?
+        }
         Err(e) => return Err(e),
     };
     let choice = Choice::new(&explored);
@@ -225,7 +228,7 @@ pub fn reduce_within(
     let build = |k: usize| {
         product(
             program,
-            &condition,
+            &runner,
             cap.saturating_add(1),
             Keep::Only(&choice.keep(k)),
         )
@@ -242,7 +245,7 @@ pub fn reduce_within(
         Ok(_) | Err(ReduceError::TooLarge { .. }) => {}
         Err(e) => return Err(e),
     }
-    let mut best = product(program, &condition, max_locations, Keep::Only(&choice.keep(0)))?;
+    let mut best = product(program, &runner, max_locations, Keep::Only(&choice.keep(0)))?;
     let mut low = 0;
     // The most cuts found to fit, by bisection (sizes grow with the cuts kept).
     while low + 1 < high {
@@ -262,6 +265,16 @@ pub fn reduce_within(
     })
 }
 
+/// Every precise node, or none for a condition that covers nothing (its product starts in
+/// `q_r`: the original code).
+fn all_of(condition: &ConditionAutomaton) -> Keep<'static> {
+    if condition.is_trivial_empty() {
+        Keep::Breadth(0)
+    } else {
+        Keep::All
+    }
+}
+
 /// Which precise product nodes a product keeps; the others fall back to `q_r`.
 enum Keep<'a> {
     All,
@@ -279,22 +292,21 @@ struct Product {
     cut_from: Vec<LocId>,
 }
 
-/// Algorithm 1 on the minimised `condition`, keeping the precise nodes `keep` says.
+/// Algorithm 1 on the minimised condition `runner` runs, keeping the precise nodes `keep`
+/// says.
 fn product(
     program: &Program,
-    condition: &ConditionAutomaton,
+    runner: &ConditionRunner<'_>,
     max_locations: usize,
     keep: Keep<'_>,
 ) -> Result<Product, ReduceError> {
     // A recursive function stays a call of its copy (its locals per activation) or the
     // reduction is refused: inlined, it would unfold without bound.
     let recursive = program.recursive_functions();
-    let runner = ConditionRunner::new(condition);
-    let mut keeper = CallKeeper::new(program, &runner);
+    let mut keeper = CallKeeper::new(program, runner);
     let mut builder = ResidualBuilder::new(program);
     let control = ControlState::initial(program);
-    // A condition that covers nothing starts in `q_r`: the original code.
-    let initial = if condition.is_trivial_empty() || matches!(keep, Keep::Breadth(0)) {
+    let initial = if matches!(keep, Keep::Breadth(0)) {
         BTreeSet::new()
     } else {
         runner.initial()
