@@ -16,7 +16,7 @@
 //! than the cap, it keeps the cuts nearest the entry with every product node on a path to them
 //! and falls back to `q_r` everywhere else — sound (every uncovered path stays), cutting fewer
 //! covered paths; [`Coverage`] says how much it kept (cuts and precise locations against the
-//! exact residual's). Flows cap every `input: reduce` residual (`max_ratio:`, default 2 × the
+//! exact residual's). Flows cap every `input: reduce` residual (`max_ratio:`, default 3 × the
 //! original's locations, [`crate::pipeline::flow::DEFAULT_MAX_RATIO`]). The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
