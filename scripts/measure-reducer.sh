@@ -12,8 +12,10 @@
 #        MAX_RATIO (passed to `baton reduce --max-ratio`: the residual kept within that many
 #        times the original's locations; default: the exact residual).
 # Prints one CSV line per task (tracked_locations: residual locations where the condition is
-# still tracked, the rest is original code) and a summary: % residuals compiled, median and worst ratio of
-# residual to original locations, median and max reduce time.
+# still tracked, the rest is original code; cuts_kept: the fraction of the exact residual's cuts,
+# covered transitions not taken, that the residual keeps) and a summary: % residuals compiled,
+# median and worst ratio of residual to original locations, median and lowest fraction of cuts
+# kept, median and max reduce time.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bench="${BATON_SV_BENCHMARKS:-/work/shared/benchmarks/sv-benchmarks}"
@@ -33,7 +35,7 @@ args=()
 for g in "${give_up[@]}"; do args+=(--give-up "$g"); done
 
 csv="$out/reducer.csv"
-echo "task,verdict,original_locations,residual_locations,ratio,reduce_seconds,tracked_locations,gcc" > "$csv"
+echo "task,verdict,original_locations,residual_locations,ratio,reduce_seconds,tracked_locations,cuts_kept,gcc" > "$csv"
 tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   # Table II only ("II" or e.g. "II+III"; not "III" alone).
   case "+$table+" in *+II+*) ;; *) continue ;; esac
@@ -43,7 +45,7 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   verdict=$("$baton" verify "$task" "${args[@]}" --condition-out "$cond" --json 2>/dev/null \
     | sed -n 's/.*"verdict": *"\([^"]*\)".*/\1/p' | head -n1 || true)
   if ! stats=$("$baton" reduce "$task" --condition "$cond" -o "$res" --stats "${reduce_args[@]}" 2>&1 >/dev/null); then
-    echo "$name,${verdict:-?},,,,,,reduce-failed: $(echo "$stats" | head -n1 | tr ',' ';')" >> "$csv"
+    echo "$name,${verdict:-?},,,,,,,reduce-failed: $(echo "$stats" | head -n1 | tr ',' ';')" >> "$csv"
     continue
   fi
   line=$(echo "$stats" | grep '^residual:' | head -n1)
@@ -51,6 +53,8 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
   ol=$(echo "$line" | sed -n 's/.*original: \([0-9]*\) locations.*/\1/p')
   t=$(echo "$line" | sed -n 's/.*reduce time \([0-9.]*\) s.*/\1/p')
   tracked=$(echo "$line" | sed -n 's/.*condition tracked at \([0-9]*\) locations.*/\1/p')
+  cuts=$(echo "$line" | sed -n 's/.*kept \([0-9]*\) of \([0-9]*\) cuts.*/\1 \2/p' \
+    | awk '{ if ($2 == 0) print "1.0000"; else printf "%.4f", $1 / $2 }')
   model=$(grep -o 'data_model: *[A-Z0-9]*' "$task" | awk '{print $2}' | head -n1)
   flag=-m32
   [ "$model" = "LP64" ] && flag=-m64
@@ -62,7 +66,7 @@ tail -n +2 "$bench/MANIFEST.csv" | while IFS=, read -r table name yml _rest; do
     g=failed
   fi
   ratio=$(awk -v r="$rl" -v o="$ol" 'BEGIN { printf "%.4f", r / o }')
-  echo "$name,${verdict:-?},$ol,$rl,$ratio,$t,$tracked,$g" >> "$csv"
+  echo "$name,${verdict:-?},$ol,$rl,$ratio,$t,$tracked,$cuts,$g" >> "$csv"
 done
 cat "$csv"
 python3 - "$csv" <<'PY'
@@ -76,6 +80,9 @@ print(f"tasks: {len(rows)}, reduced: {len(ok)}, compiled with gcc: {compiled} ({
 if ratios:
     worst = max(ok, key=lambda r: float(r["ratio"]))
     print(f"residual/original locations: median {statistics.median(ratios):.3f}, worst {ratios[-1]:.3f} ({worst['task']}), best {ratios[0]:.3f}")
+    kept = sorted(float(r["cuts_kept"]) for r in ok if r["cuts_kept"])
+    if kept:
+        print(f"cuts kept of the exact residual's: median {statistics.median(kept):.3f}, lowest {kept[0]:.3f}")
     print(f"reduce time: median {statistics.median(times):.3f} s, max {times[-1]:.3f} s")
     print("verdicts:", {v: sum(1 for r in rows if r['verdict'] == v) for v in sorted({r['verdict'] for r in rows})})
 PY

@@ -85,6 +85,23 @@ fn two_native_stages_give_the_right_verdicts() {
     );
     let r = json_run(&flow, &bug);
     assert_eq!(r["stages"][1]["input"], "residual", "{r}");
+    // Within the default cap of three times the original's locations, and it says what it kept.
+    let stage = &r["stages"][1];
+    let (size, original) = (&stage["program_locations"], &stage["original_locations"]);
+    assert!(
+        size.as_u64()
+            .zip(original.as_u64())
+            .is_some_and(|(s, o)| s <= 3 * o),
+        "{r}"
+    );
+    let kept = stage["cuts_kept"].as_f64().unwrap_or(-1.0);
+    assert!((0.0..=1.0).contains(&kept), "{r}");
+    assert!(
+        stage["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("of the exact residual's cuts")),
+        "{r}"
+    );
 }
 
 #[test]

@@ -863,7 +863,8 @@ fn capped_residuals_satisfy_res() {
             let exact = reduce_ok(&name, &program, &condition);
             let size = exact.program.locations.len();
             let fits = reduce_within(&program, &condition, size, DEFAULT_MAX_LOCATIONS)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .residual;
             assert_eq!(
                 fits.program.locations.len(),
                 size,
@@ -876,7 +877,8 @@ fn capped_residuals_satisfy_res() {
                     continue;
                 }
                 let residual = reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS)
-                    .unwrap_or_else(|e| panic!("{name}: cap {cap}: {e}"));
+                    .unwrap_or_else(|e| panic!("{name}: cap {cap}: {e}"))
+                    .residual;
                 if cap >= original {
                     assert!(
                         residual.program.locations.len() <= cap,
@@ -1055,7 +1057,8 @@ fn shared_tasks_residuals_satisfy_res() {
         // residual is larger): within the cap, and Res (a) and (b) on a subset of the inputs.
         let cap = program.locations.len();
         if residual.program.locations.len() > cap {
-            match reduce_within(&program, &outcome.condition, cap, DEFAULT_MAX_LOCATIONS) {
+            match reduce_within(&program, &outcome.condition, cap, DEFAULT_MAX_LOCATIONS).map(|c| c.residual)
+            {
                 Ok(residual) if residual.program.locations.len() <= cap => {
                     capped += 1;
                     violations.extend(check_res(

@@ -240,8 +240,9 @@ fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
 
 /// A condition that unrolls a loop makes the exact residual larger than the original. Capped
 /// at the original's size, the residual is no larger and keeps every path into the loop body;
-/// capped at half the exact size, it also keeps the condition's first distinctions (the loop
-/// exit the analysis found infeasible stays cut off).
+/// capped at half the exact size, it also keeps the condition's first cut (the loop exit the
+/// analysis found infeasible stays cut off), and it reports what it kept of the exact
+/// residual's cuts.
 #[test]
 fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
     let program = program();
@@ -257,14 +258,15 @@ fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
     for cap in [original, size / 2] {
         let capped =
             reduce_within(&program, &condition, cap, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
-        assert!(capped.program.locations.len() <= cap, "cap {cap}");
-        assert!(
-            capped.precise_locations() > 0,
-            "cap {cap}: the condition is not dropped"
-        );
-        assert!(reads_path(&capped, &body), "cap {cap}");
+        assert_eq!(capped.exact, exact.coverage());
+        let residual = capped.residual;
+        assert!(residual.program.locations.len() <= cap, "cap {cap}");
+        assert!(reads_path(&residual, &body), "cap {cap}");
+        let kept = residual.coverage();
+        assert!(kept.cuts <= exact.cuts && kept.precise <= exact.precise_locations());
         if cap > original {
-            assert!(!reads_path(&capped, &exit), "cap {cap}: the first cut is kept");
+            assert!(kept.cuts > 0, "cap {cap}: the condition is not dropped");
+            assert!(!reads_path(&residual, &exit), "cap {cap}: the first cut is kept");
         }
     }
 }

@@ -44,24 +44,33 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     let (_, program) = load_input(&args.input)?;
     let condition = condition::load(&args.condition, &program).map_err(Failure::input)?;
     let started = std::time::Instant::now();
-    let (text, residual_program, precise) = match args.reducer.as_str() {
+    let (text, residual_program, coverage) = match args.reducer.as_str() {
         "product" => {
-            let residual = match args.max_ratio {
+            let capped = match args.max_ratio {
                 Some(ratio) => {
                     let cap = (program.locations.len() as f64 * ratio) as usize;
                     reducer::reduce_within(&program, &condition, cap, reducer::DEFAULT_MAX_LOCATIONS)
                 }
-                None => reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS),
+                None => reducer::reduce(&program, &condition, reducer::DEFAULT_MAX_LOCATIONS).map(|r| {
+                    reducer::Capped {
+                        exact: r.coverage(),
+                        residual: r,
+                    }
+                }),
             }
             .map_err(Failure::input)?;
-            let precise = residual.precise_locations();
-            (emit_c(&residual.program), Some(residual.program), precise)
+            let coverage = (capped.residual.coverage(), capped.exact);
+            (
+                emit_c(&capped.residual.program),
+                Some(capped.residual.program),
+                coverage,
+            )
         }
         "identity" => {
             condition.validate(&program).map_err(Failure::input)?;
             let text = std::fs::read_to_string(&program.files[0])
                 .map_err(|e| Failure::other(format!("{}: cannot read: {e}", program.files[0])))?;
-            (text, None, 0)
+            (text, None, Default::default())
         }
         other => {
             return Err(Failure::input(format!(
@@ -110,7 +119,7 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     if args.stats {
         let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         eprintln!(
-            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations",
+            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations; kept {} of {} cuts ({:.1}%), {} of {} precise locations",
             residual.locations,
             ratio(residual.locations, original.locations),
             residual.edges,
@@ -121,7 +130,12 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
             original.edges,
             original.lines,
             elapsed.as_secs_f64(),
-            precise
+            coverage.0.precise,
+            coverage.0.cuts,
+            coverage.1.cuts,
+            100.0 * coverage.0.cuts_fraction(&coverage.1),
+            coverage.0.precise,
+            coverage.1.precise,
         );
     }
     Ok(())

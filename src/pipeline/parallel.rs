@@ -103,6 +103,7 @@ fn not_started(m: &Member<'_>, winner: &str) -> StageOutcome {
             covered_share: 0.0,
             program_locations: 0,
             original_locations: 0,
+            cuts_kept: None,
             note: format!("not started: stage `{winner}` decided first"),
         },
         verdict: crate::verdict::Verdict::Unknown,

@@ -64,6 +64,9 @@ pub struct StageReport {
     pub program_locations: usize,
     /// Locations of the original program (0 when Baton cannot lower it).
     pub original_locations: usize,
+    /// For a residual program: the fraction of the exact residual's cuts (covered transitions
+    /// not taken) it keeps within the stage's `max_ratio` ([`reducer::Coverage`]).
+    pub cuts_kept: Option<f64>,
     /// Why the verdict is what it is.
     pub note: String,
 }
@@ -122,6 +125,7 @@ pub fn run_stage(
             .map_or(0.0, |p| state.accumulated.summary(p).covered_share()),
         program_locations: original_locations,
         original_locations,
+        cuts_kept: None,
         note: String::new(),
     };
     let native = NATIVE_TOOLS.contains(&stage.tool.as_str());
@@ -143,6 +147,7 @@ pub fn run_stage(
             let input = StageProgram {
                 file: state.original_file.to_path_buf(),
                 residual: None,
+                cuts_kept: None,
                 guide: None,
             };
             return run_on(state, stage, budget, dir, stop, &input, None, row);
@@ -163,11 +168,26 @@ pub fn run_stage(
             });
         }
     };
-    if let Some(r) = &input.residual {
+    let kept = input.residual.as_ref().map(|r| {
         row.input = "residual".into();
         row.program_locations = r.program.locations.len();
+        row.cuts_kept = input.cuts_kept;
+        format!(
+            "residual program {:.2}x the original's locations, keeping {:.0} % of the exact residual's cuts",
+            r.program.locations.len() as f64 / original.locations.len().max(1) as f64,
+            100.0 * input.cuts_kept.unwrap_or(1.0)
+        )
+    });
+    let mut outcome = run_on(state, stage, budget, dir, stop, &input, Some(original), row)?;
+    if let Some(kept) = kept {
+        let note = &mut outcome.row.note;
+        *note = if note.is_empty() {
+            kept
+        } else {
+            format!("{note}; {kept}")
+        };
     }
-    run_on(state, stage, budget, dir, stop, &input, Some(original), row)
+    Ok(outcome)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -550,6 +570,8 @@ pub struct StageProgram {
     /// The residual program with its provenance when `file` is a residual program (conditions
     /// on it are mapped back to the original).
     pub residual: Option<Box<reducer::Residual>>,
+    /// With `residual`: the fraction of the exact residual's cuts it keeps within its cap.
+    pub cuts_kept: Option<f64>,
     /// The accumulated condition written for guide mode.
     pub guide: Option<PathBuf>,
 }
@@ -575,10 +597,11 @@ pub fn sanitize(name: &str) -> String {
         .collect()
 }
 
-/// A residual program may have at most this many times the original's locations …
-const RESIDUAL_GROWTH_LIMIT: usize = 50;
-/// … or this many locations, whichever is more; otherwise the stage gets the original.
-const RESIDUAL_MIN_LIMIT: usize = 20_000;
+/// The exact product the reducer explores to choose a residual within the stage's cap is
+/// bounded by this many times the original's locations …
+const PRODUCT_GROWTH_LIMIT: usize = 50;
+/// … or this many locations, whichever is more (past it, the choice is among its first nodes).
+const PRODUCT_MIN_LIMIT: usize = 20_000;
 
 enum Prepared {
     Program(StageProgram),
@@ -596,6 +619,7 @@ fn prepare_input(
     let plain = |guide: Option<PathBuf>| StageProgram {
         file: original_file.to_path_buf(),
         residual: None,
+        cuts_kept: None,
         guide,
     };
     if accumulated.is_trivial_full() {
@@ -619,18 +643,22 @@ fn prepare_input(
         // Nothing verified yet: the residual is the original program.
         StageInput::Reduce if nothing_yet => Ok(Prepared::Program(plain(None))),
         StageInput::Reduce => {
-            // A condition from a long analysis can unroll the program enormously; past this
-            // size, or where it looks inside a recursive function (which the reducer would have
-            // to inline without bound), a tool is better served by the original program
-            // (IDENTITY is a reducer too).
-            let limit = (original.locations.len() * RESIDUAL_GROWTH_LIMIT).max(RESIDUAL_MIN_LIMIT);
-            let residual = match reducer::reduce(original, accumulated, limit) {
+            // A condition from a long analysis can unroll the program enormously; a tool is
+            // better served by a residual within the stage's cap that keeps the condition's cuts
+            // nearest the entry. Where the condition looks inside a recursive function (which the
+            // reducer would have to inline without bound), the original program (IDENTITY is a
+            // reducer too).
+            let explored = (original.locations.len() * PRODUCT_GROWTH_LIMIT).max(PRODUCT_MIN_LIMIT);
+            let cap = (original.locations.len() as f64 * stage.max_ratio) as usize;
+            let capped = match reducer::reduce_within(original, accumulated, cap, explored) {
                 Ok(r) => r,
                 Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::Recursive { .. }) => {
                     return Ok(Prepared::Program(plain(None)))
                 }
                 Err(e) => return Err(format!("reducer: {e}")),
             };
+            let cuts_kept = capped.residual.coverage().cuts_fraction(&capped.exact);
+            let residual = capped.residual;
             if residual.error_unreachable() {
                 return Ok(Prepared::Verified(
                     "the residual program of the accumulated condition cannot reach the error".into(),
@@ -642,6 +670,7 @@ fn prepare_input(
             Ok(Prepared::Program(StageProgram {
                 file: path,
                 residual: Some(Box::new(residual)),
+                cuts_kept: Some(cuts_kept),
                 guide: None,
             }))
         }

@@ -10,10 +10,14 @@
 //! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
 //! product) and those copies. Every product node at `main`'s exit is one location (nothing
 //! follows there), and a condition that covers nothing starts in `q_r`, so its residual is the
-//! original's reachable code and no larger. [`reduce_within`] caps the residual's size: where the
-//! exact product would exceed the cap, the product keeps the automaton states only at its
-//! first nodes (breadth-first) and falls back to `q_r` after them — sound (every uncovered path
-//! stays), covering less. The IDENTITY reducer of
+//! original's reachable code and no larger. A product node from which no cut (a covered
+//! transition, not taken) is reachable falls back to `q_r` too: the same paths, no copy.
+//! [`reduce_within`] caps the residual's size ([`select`]): where the exact product is larger
+//! than the cap, it keeps the cuts nearest the entry with every product node on a path to them
+//! and falls back to `q_r` everywhere else — sound (every uncovered path stays), cutting fewer
+//! covered paths; [`Coverage`] says how much it kept (cuts and precise locations against the
+//! exact residual's). Flows cap every `input: reduce` residual (`max_ratio:`, default 3 × the
+//! original's locations, [`crate::pipeline::flow::DEFAULT_MAX_RATIO`]). The IDENTITY reducer of
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
@@ -27,6 +31,7 @@
 
 pub mod align;
 mod calls;
+mod select;
 
 use crate::cfa::expr::Expr;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
@@ -35,7 +40,8 @@ use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, Stat
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
 use calls::CallKeeper;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use select::Choice;
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use thiserror::Error;
 
 /// Why a program could not be reduced.
@@ -78,9 +84,42 @@ pub struct Residual {
     /// assignments of an inlined call (the call edge is read by the first) and the return from
     /// an inlined callee (returns are silent for conditions).
     pub edge_reads: Vec<Option<EdgeId>>,
+    /// The condition's covered transitions the residual program cuts: product steps into an
+    /// accepting state, which the residual does not take (with [`Residual::precise_locations`]
+    /// the figure of how much of the condition's covered part it keeps, [`Coverage`]).
+    pub cuts: usize,
+}
+
+/// How much of a condition's covered part a residual program keeps, in two cheap figures:
+/// its precise locations (product nodes with automaton states other than `q_r`) and its cuts
+/// (covered transitions not taken). A capped residual ([`reduce_within`]) is compared with
+/// the exact one by these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Coverage {
+    pub precise: usize,
+    pub cuts: usize,
+}
+
+impl Coverage {
+    /// `self`'s cuts as a fraction of `exact`'s (1 where `exact` cuts nothing).
+    pub fn cuts_fraction(&self, exact: &Coverage) -> f64 {
+        if exact.cuts == 0 {
+            1.0
+        } else {
+            self.cuts as f64 / exact.cuts as f64
+        }
+    }
 }
 
 impl Residual {
+    /// What the residual keeps of the condition's covered part.
+    pub fn coverage(&self) -> Coverage {
+        Coverage {
+            precise: self.precise_locations(),
+            cuts: self.cuts,
+        }
+    }
+
     /// The number of locations where the condition is still tracked (automaton states other
     /// than `q_r`): the product's precise part, the rest is original code.
     pub fn precise_locations(&self) -> usize {
@@ -123,6 +162,8 @@ struct ProductNode {
 /// Algorithm 1 REDUCER of seed 001, with calls inlined where the condition looks inside them
 /// and the condition determinised (a path is cut as soon as some run accepts, Def. 2.2), so the
 /// residual program is deterministic whenever the program is, even for unions of conditions.
+/// A product node from which no cut is reachable falls back to `q_r`: the same paths go on
+/// from there, without a copy of the program per automaton state.
 pub fn reduce(
     program: &Program,
     condition: &ConditionAutomaton,
@@ -132,66 +173,140 @@ pub fn reduce(
     // Only what the condition says matters, not how it is written: fewer automaton states,
     // fewer product nodes; dead states become the residual state `q_r`.
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
-    product(program, &condition, max_locations, None)
+    let runner = ConditionRunner::new(&condition);
+    let exact = product(program, &runner, max_locations, all_of(&condition))?;
+    let choice = Choice::new(&exact);
+    if choice.useful_nodes() == exact.residual.precise_locations() {
+        return Ok(exact.residual);
+    }
+    let useful = choice.keep(choice.cut_locations());
+    Ok(product(program, &runner, max_locations, Keep::Only(&useful))?.residual)
 }
 
-/// A residual program of at most `cap` locations where one exists:
-/// the exact residual of [`reduce`] if it fits; otherwise the product with the most *precise*
-/// nodes (automaton states other than `q_r`), taken breadth-first from the entry, that fits,
-/// every later node falling back to `q_r` (the original code from there on). Falling back
-/// keeps every path the condition did not cover (Res) and cuts fewer covered ones: the
-/// condition's deeper distinctions are given up where recording them would make the program
-/// larger than `cap`. With no precise node left the residual is the original's reachable code,
-/// which fits any `cap` of at least the original's size; a smaller `cap` may not be met.
+/// A residual program within a size cap ([`reduce_within`]) and what the exact one would keep.
+#[derive(Debug, Clone)]
+pub struct Capped {
+    pub residual: Residual,
+    /// The exact residual's [`Coverage`] (of the product's first `max_locations` locations,
+    /// breadth-first, where the exact product is larger).
+    pub exact: Coverage,
+}
+
+/// A residual program of at most `cap` locations where one exists: the exact residual of
+/// [`reduce`] if it fits; otherwise the one keeping the most cuts nearest the entry that fits.
+/// The cuts (covered transitions) of the exact product are ranked by the breadth-first depth of
+/// their node, and the residual keeps the first `k` of them with every product node on a path
+/// to them ([`select`]); every other node falls back to `q_r` (the original code from there
+/// on). A cut near the entry removes the most paths for the fewest copied locations, and a node
+/// kept without a cut behind it would copy code without removing a path. Falling back keeps
+/// every path the condition did not cover (Res) and cuts fewer covered ones. With no cut kept the
+/// residual is the original's reachable code, which fits any `cap` of at least the original's
+/// size; a smaller `cap` may not be met.
 pub fn reduce_within(
     program: &Program,
     condition: &ConditionAutomaton,
     cap: usize,
     max_locations: usize,
-) -> Result<Residual, ReduceError> {
+) -> Result<Capped, ReduceError> {
     condition.validate(program)?;
     let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
-    let exact = match product(program, &condition, max_locations.max(cap), None) {
-        Ok(r) if r.program.locations.len() <= cap => return Ok(r),
-        Ok(r) => Some(r),
-        Err(ReduceError::TooLarge { .. }) => None,
+    let runner = ConditionRunner::new(&condition);
+    let explored = match product(program, &runner, max_locations, all_of(&condition)) {
+        Ok(p) => p,
+        // Choose among the first nodes, breadth-first (the q_r part adds at most the original).
+        Err(ReduceError::TooLarge { .. }) => {
+            product(program, &runner, max_locations, Keep::Breadth(max_locations / 2))?
+        }
         Err(e) => return Err(e),
     };
-    // The exact residual has more precise nodes than any budget to try.
-    let mut high = exact.map_or(max_locations, |r| r.precise_locations());
-    let mut best = product(program, &condition, max_locations, Some(0))?;
+    let choice = Choice::new(&explored);
+    let exact = Coverage {
+        precise: choice.useful_nodes(),
+        cuts: explored.residual.cuts,
+    };
+    // A build past the cap stops there: only its failure matters.
+    let build = |k: usize| {
+        product(
+            program,
+            &runner,
+            cap.saturating_add(1),
+            Keep::Only(&choice.keep(k)),
+        )
+    };
+    let all = choice.cut_locations();
+    let mut high = all;
+    match build(all) {
+        Ok(p) if p.residual.program.locations.len() <= cap => {
+            return Ok(Capped {
+                residual: p.residual,
+                exact,
+            })
+        }
+        Ok(_) | Err(ReduceError::TooLarge { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let mut best = product(program, &runner, max_locations, Keep::Only(&choice.keep(0)))?;
     let mut low = 0;
-    // The largest budget found to fit, by bisection (sizes grow with the budget, roughly).
+    // The most cuts found to fit, by bisection (sizes grow with the cuts kept).
     while low + 1 < high {
         let mid = low + (high - low) / 2;
-        match product(program, &condition, max_locations, Some(mid)) {
-            Ok(r) if r.program.locations.len() <= cap => {
-                best = r;
+        match build(mid) {
+            Ok(p) if p.residual.program.locations.len() <= cap => {
+                best = p;
                 low = mid;
             }
             Ok(_) | Err(ReduceError::TooLarge { .. }) => high = mid,
             Err(e) => return Err(e),
         }
     }
-    Ok(best)
+    Ok(Capped {
+        residual: best.residual,
+        exact,
+    })
 }
 
-/// Algorithm 1 on the minimised `condition`, with at most `precise_budget` precise product
-/// nodes when given (later ones fall back to `q_r`).
+/// Every precise node, or none for a condition that covers nothing (its product starts in
+/// `q_r`: the original code).
+fn all_of(condition: &ConditionAutomaton) -> Keep<'static> {
+    if condition.is_trivial_empty() {
+        Keep::Breadth(0)
+    } else {
+        Keep::All
+    }
+}
+
+/// Which precise product nodes a product keeps; the others fall back to `q_r`.
+enum Keep<'a> {
+    All,
+    /// The first ones, breadth-first.
+    Breadth(usize),
+    Only(&'a HashSet<ProductNode>),
+}
+
+/// A residual program with the product node of each of its locations (`None` for helper
+/// locations, the exit and the copies of original functions) and the locations its cuts leave.
+struct Product {
+    residual: Residual,
+    nodes: Vec<Option<ProductNode>>,
+    /// Per cut: the location it leaves (one entry per covered transition not taken).
+    cut_from: Vec<LocId>,
+}
+
+/// Algorithm 1 on the minimised condition `runner` runs, keeping the precise nodes `keep`
+/// says.
 fn product(
     program: &Program,
-    condition: &ConditionAutomaton,
+    runner: &ConditionRunner<'_>,
     max_locations: usize,
-    precise_budget: Option<usize>,
-) -> Result<Residual, ReduceError> {
+    keep: Keep<'_>,
+) -> Result<Product, ReduceError> {
     // A recursive function stays a call of its copy (its locals per activation) or the
     // reduction is refused: inlined, it would unfold without bound.
     let recursive = program.recursive_functions();
-    let runner = ConditionRunner::new(condition);
-    let mut keeper = CallKeeper::new(program, &runner);
+    let mut keeper = CallKeeper::new(program, runner);
     let mut builder = ResidualBuilder::new(program);
-    // A condition that covers nothing starts in `q_r`: the original code.
-    let initial = if condition.is_trivial_empty() || precise_budget == Some(0) {
+    let control = ControlState::initial(program);
+    let initial = if matches!(keep, Keep::Breadth(0)) {
         BTreeSet::new()
     } else {
         runner.initial()
@@ -212,14 +327,26 @@ fn product(
             program.main().source,
             None,
         );
-        return Ok(builder.finish(entry, exit));
+        let mut residual = builder.finish(entry, exit);
+        residual.cuts = 1;
+        return Ok(Product {
+            nodes: vec![None; residual.program.locations.len()],
+            residual,
+            cut_from: vec![entry],
+        });
     }
-    let start = ProductNode {
-        control: ControlState::initial(program),
+    let mut start = ProductNode {
+        control,
         states: initial,
     };
+    if let Keep::Only(set) = keep {
+        if !set.contains(&start) {
+            start.states = BTreeSet::new();
+        }
+    }
     let mut ids: HashMap<ProductNode, LocId> = HashMap::new();
     let mut waitlist = VecDeque::new();
+    let mut cut_from = Vec::new();
     // Every product node at `main`'s exit is this one location: nothing follows there.
     let exit = builder.location(LocationKind::FunctionExit, None);
     let main_exit = program.main().exit;
@@ -238,18 +365,23 @@ fn product(
             };
             if runner.accepts(&states) {
                 // Covered from here on: cut off.
+                cut_from.push(from);
                 continue;
             }
             let mut next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
             if let Next::Goes { control, .. } = &next {
-                let fresh = || {
-                    !ids.contains_key(&ProductNode {
-                        control: control.clone(),
-                        states: states.clone(),
-                    })
+                let candidate = || ProductNode {
+                    control: control.clone(),
+                    states: states.clone(),
                 };
-                // Past the budget, a new precise node falls back to `q_r`.
-                if !states.is_empty() && precise_budget.is_some_and(|b| precise >= b) && fresh() {
+                let falls_back = !states.is_empty()
+                    && match keep {
+                        Keep::All => false,
+                        // Past the budget, a new precise node falls back to `q_r`.
+                        Keep::Breadth(b) => precise >= b && !ids.contains_key(&candidate()),
+                        Keep::Only(set) => !set.contains(&candidate()),
+                    };
+                if falls_back {
                     states = BTreeSet::new();
                     next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
                 }
@@ -293,7 +425,17 @@ fn product(
             }
         }
     }
-    Ok(builder.finish(entry, exit))
+    let mut residual = builder.finish(entry, exit);
+    residual.cuts = cut_from.len();
+    let mut nodes = vec![None; residual.program.locations.len()];
+    for (node, l) in ids {
+        nodes[l.index()] = Some(node);
+    }
+    Ok(Product {
+        residual,
+        nodes,
+        cut_from,
+    })
 }
 
 /// Where the product goes on after `step` from `control` in the automaton states `states`.
@@ -613,6 +755,7 @@ impl<'p> ResidualBuilder<'p> {
             program,
             origin: self.origin,
             edge_reads: self.edge_reads,
+            cuts: 0,
         }
     }
 }
