@@ -365,6 +365,10 @@ pub fn emit_c(program: &Program) -> String {
                     },
                     Operation::Error { function } => format!("{function}(); goto {to};"),
                     Operation::Abort { .. } => format!("abort(); goto {to};"),
+                    // Any behaviour is right for an execution with undefined behaviour.
+                    Operation::Undefined { what } => {
+                        format!("/* undefined behaviour: {what} */ abort(); goto {to};")
+                    }
                     Operation::Exit { code } => format!("exit({}); goto {to};", expr(code)),
                 };
                 let _ = writeln!(out, "  {stmt}");
