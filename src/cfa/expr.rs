@@ -246,13 +246,22 @@ impl Expr {
     /// Calls `f` on the address of every function whose address the expression takes
     /// ([`ExprKind::Function`]).
     pub fn for_each_function(&self, f: &mut impl FnMut(u64)) {
+        self.for_each_function_taken(&mut |_, a| f(a));
+    }
+
+    /// Calls `f` on the name of every function whose address the expression takes.
+    pub fn for_each_function_name(&self, f: &mut impl FnMut(&str)) {
+        self.for_each_function_taken(&mut |n, _| f(n));
+    }
+
+    fn for_each_function_taken(&self, f: &mut impl FnMut(&str, u64)) {
         match &self.kind {
-            ExprKind::Function { address, .. } => f(*address),
+            ExprKind::Function { name, address } => f(name, *address),
             ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => {}
-            ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_function(f),
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_function_taken(f),
             ExprKind::Binary(_, a, b) => {
-                a.for_each_function(f);
-                b.for_each_function(f);
+                a.for_each_function_taken(f);
+                b.for_each_function_taken(f);
             }
         }
     }
