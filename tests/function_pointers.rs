@@ -197,8 +197,7 @@ fn callbacks_handed_to_functions_without_body_are_rejected_unused_prototypes_are
          int main(void) {{\n  int a[2] = {{2, 1}};\n  qsort(a, 2, sizeof(int), cmp);\n  return 0;\n}}\n"
     );
     let err = load_source("fp.c", &qsort, DataModel::LP64)
-        .err()
-        .expect("rejected")
+        .expect_err("rejected")
         .to_string();
     assert_eq!(
         err,

@@ -1372,7 +1372,9 @@ mod tests {
                 | UndefinedBehavior::DanglingPointer
                 | UndefinedBehavior::DoubleFree
                 | UndefinedBehavior::InvalidFree
-                | UndefinedBehavior::UninitializedRead => {
+                | UndefinedBehavior::UninitializedRead
+                | UndefinedBehavior::InvalidFunctionCall
+                | UndefinedBehavior::FunctionAccess => {
                     unreachable!("not an integer operator's undefined behaviour")
                 }
             };

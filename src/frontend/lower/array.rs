@@ -25,6 +25,10 @@ pub(super) enum Place {
     },
 }
 
+/// A global array's element type, its shape with the constant initial values, and the
+/// elements initialized with function addresses (flat index, address expression).
+pub(super) type GlobalArray = (IntType, ArrayShape, Vec<(u64, Expr)>);
+
 impl Lowerer<'_> {
     /// The array type a declarator's derived part gives `base` (`int a[3][n]`); an array type
     /// Baton does not model is [`CType::Unsupported`], so that only a use of it is rejected.
@@ -222,7 +226,7 @@ impl Lowerer<'_> {
         t: &CType,
         init: Option<&Node<Initializer>>,
         at: usize,
-    ) -> Result<(IntType, ArrayShape, Vec<(u64, Expr)>)> {
+    ) -> Result<GlobalArray> {
         let (ty, mut shape) = self.array_shape(t, init, at)?;
         if shape.fixed_extents().is_none() {
             return Err(self.unsupported(at, "variable-length array outside a function"));
