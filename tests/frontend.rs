@@ -161,10 +161,6 @@ fn unsupported_constructs_give_one_line_with_line_number() {
             "t.c:4: unsupported: address of a variable-length array",
         ),
         (
-            "int main() {\n  int (*fp)(int) = 0;\n  return 0;\n}\n",
-            "t.c:2: unsupported: function pointer",
-        ),
-        (
             "int y;\nint x = y;\nint main() { return x; }\n",
             "t.c:3: unsupported: non-constant initializer (`x` declared at t.c:2)",
         ),

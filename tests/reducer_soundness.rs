@@ -409,6 +409,30 @@ int main(void) {
 }
 "#,
     ),
+    (
+        "callback_table",
+        &[1, 5],
+        r#"
+struct ops { int (*probe)(int); int (*scale)(int, int); };
+static int probe_add(int x) { return x + 3; }
+static int probe_sub(int x) { return x - 3; }
+static int scale(int x, int k) { return x * k; }
+static struct ops drv = { .probe = probe_add, .scale = scale };
+int (*handlers[2])(int) = { probe_add, probe_sub };
+int main(void) {
+  int i = __VERIFIER_nondet_int();
+  if (i < 0 || i > 1) return 0;
+  int v = __VERIFIER_nondet_int();
+  if (v < -100 || v > 100) return 0;
+  int r = handlers[i](v);
+  if (drv.probe(r) != v + 3 - 6 * i + 3) abort();
+  int (*f)(int, int) = drv.scale;
+  if (f == 0) return 1;
+  if (i == 1 && (*f)(r, 2) == 4) reach_error();
+  return r;
+}
+"#,
+    ),
 ];
 
 fn load(name: &str, body: &str) -> Program {

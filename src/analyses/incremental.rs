@@ -737,7 +737,7 @@ fn map_expr(e: &Expr, vars: &[Option<VarId>]) -> Option<Expr> {
     let kind = match &e.kind {
         ExprKind::Const(c) => ExprKind::Const(*c),
         // Addresses are placed per program: a changed program may place them elsewhere.
-        ExprKind::Address { .. } => return None,
+        ExprKind::Address { .. } | ExprKind::Function { .. } => return None,
         ExprKind::Var(v) => ExprKind::Var(vars.get(v.index()).copied().flatten()?),
         ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(map_expr(a, vars)?)),
         ExprKind::Binary(op, a, b) => {
@@ -804,6 +804,7 @@ fn map_operation(op: &Operation, vars: &[Option<VarId>], funcs: &[Option<FuncId>
             function: function.clone(),
         },
         Operation::Exit { code } => Operation::Exit { code: expr(code)? },
+        Operation::Undefined { what } => Operation::Undefined { what: *what },
         // What these read or write depends on where objects are placed (see `map_expr`).
         Operation::LoadPtr { .. }
         | Operation::StorePtr { .. }

@@ -7,6 +7,10 @@
 //! - named variables whose address the program takes (`&x`, `&a[i]`, an array decaying to a
 //!   pointer): each gets a fixed address when the frontend first takes it
 //!   ([`Variable::address`](super::Variable)), from [`STATIC_BASE`] upwards;
+//! - functions whose address the program takes (`&f`, `f` as a value): each gets a fixed
+//!   address of a one-byte object from the same space as variables, with no storage — a read
+//!   or write through it is undefined behaviour; the CFA names it only in the expressions
+//!   that take it ([`ExprKind::Function`](super::expr::ExprKind));
 //! - heap blocks (`malloc`, `calloc`, `realloc`, `alloca`): addresses from [`HEAP_BASE`]
 //!   upwards in allocation order, never reused, so a pointer into a freed block stays
 //!   recognisable as dangling.
@@ -25,6 +29,7 @@
 
 use super::types::IntType;
 use super::{Program, VarId};
+use std::collections::BTreeSet;
 
 /// The address of the first static object.
 pub const STATIC_BASE: u64 = 0x1000;
@@ -75,6 +80,8 @@ pub fn variable_size(program: &Program, var: VarId) -> Option<u64> {
 pub struct StaticObjects {
     /// (start, size, variable), sorted by start.
     objects: Vec<(u64, u64, VarId)>,
+    /// The addresses of the functions whose address the program takes.
+    functions: BTreeSet<u64>,
 }
 
 impl StaticObjects {
@@ -90,7 +97,20 @@ impl StaticObjects {
             })
             .collect();
         objects.sort_unstable();
-        StaticObjects { objects }
+        let mut functions = BTreeSet::new();
+        for e in &program.edges {
+            e.op.for_each_expr(&mut |x| {
+                x.for_each_function(&mut |a| {
+                    functions.insert(a);
+                })
+            });
+        }
+        StaticObjects { objects, functions }
+    }
+
+    /// True if `address` is the address of a function (which has no storage).
+    pub fn is_function(&self, address: u64) -> bool {
+        self.functions.contains(&address)
     }
 
     /// True if no variable's address is taken.

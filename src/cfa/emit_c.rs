@@ -29,9 +29,27 @@ pub fn location_label(l: LocId) -> String {
     format!("L{}", l.0)
 }
 
+/// The functions whose address the program takes (`&f`) but which it has no function of:
+/// the reducer inlines the calls of a function, so a residual may keep only its address.
+fn address_only_functions(program: &Program) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for e in &program.edges {
+        e.op.for_each_expr(&mut |x| {
+            x.for_each_function_name(&mut |n| {
+                names.insert(n.to_string());
+            })
+        });
+    }
+    for f in &program.functions {
+        names.remove(&f.name);
+    }
+    names
+}
+
 /// C identifiers for every variable: unique, valid, and not clashing with functions.
 fn variable_names(program: &Program) -> Vec<String> {
     let mut used: BTreeSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
+    used.extend(address_only_functions(program));
     let mut names = Vec::with_capacity(program.variables.len());
     for v in &program.variables {
         // A global keeps its source name; a struct's leaf (`s.n`) becomes `s_n`.
@@ -197,6 +215,11 @@ pub fn emit_c(program: &Program) -> String {
         if f.name != "main" {
             let _ = writeln!(out, "{};", signature(f));
         }
+    }
+    // Only compared with function pointers (every call of it was inlined): any function
+    // with this name has a distinct address.
+    for f in address_only_functions(program) {
+        let _ = writeln!(out, "static void {f}(void) {{}}");
     }
     for f in &program.functions {
         let _ = writeln!(out, "\n{} {{", signature(f));
@@ -365,6 +388,10 @@ pub fn emit_c(program: &Program) -> String {
                     },
                     Operation::Error { function } => format!("{function}(); goto {to};"),
                     Operation::Abort { .. } => format!("abort(); goto {to};"),
+                    // Any behaviour is right for an execution with undefined behaviour.
+                    Operation::Undefined { what } => {
+                        format!("/* undefined behaviour: {what} */ abort(); goto {to};")
+                    }
                     Operation::Exit { code } => format!("exit({}); goto {to};", expr(code)),
                 };
                 let _ = writeln!(out, "  {stmt}");

@@ -30,6 +30,12 @@ pub enum ExprKind {
         var: VarId,
         address: u64,
     },
+    /// `&f`: the fixed address of a function whose address the program takes (see
+    /// [`super::address`]), of pointer type; `name` is the function's C name.
+    Function {
+        name: String,
+        address: u64,
+    },
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// Conversion of the operand's value to the node's type (C's cast).
@@ -195,7 +201,11 @@ impl Expr {
         match &self.kind {
             ExprKind::Unary(_, a) | ExprKind::Binary(_, a, _) => a.ty.is_float() || self.ty.is_float(),
             ExprKind::Cast(a) => a.ty != self.ty && (a.ty.is_float() || self.ty.is_float()),
-            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Bitcast(_) => false,
+            ExprKind::Const(_)
+            | ExprKind::Var(_)
+            | ExprKind::Address { .. }
+            | ExprKind::Function { .. }
+            | ExprKind::Bitcast(_) => false,
         }
     }
 
@@ -210,7 +220,7 @@ impl Expr {
     /// Calls `f` on every variable the expression reads.
     pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
         match &self.kind {
-            ExprKind::Const(_) | ExprKind::Address { .. } => {}
+            ExprKind::Const(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => {}
             ExprKind::Var(v) => f(*v),
             ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_var(f),
             ExprKind::Binary(_, a, b) => {
@@ -223,12 +233,35 @@ impl Expr {
     /// Calls `f` on every variable whose address (`&var`) the expression takes, with it.
     pub fn for_each_address(&self, f: &mut impl FnMut(VarId, u64)) {
         match &self.kind {
-            ExprKind::Const(_) | ExprKind::Var(_) => {}
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Function { .. } => {}
             ExprKind::Address { var, address } => f(*var, *address),
             ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_address(f),
             ExprKind::Binary(_, a, b) => {
                 a.for_each_address(f);
                 b.for_each_address(f);
+            }
+        }
+    }
+
+    /// Calls `f` on the address of every function whose address the expression takes
+    /// ([`ExprKind::Function`]).
+    pub fn for_each_function(&self, f: &mut impl FnMut(u64)) {
+        self.for_each_function_taken(&mut |_, a| f(a));
+    }
+
+    /// Calls `f` on the name of every function whose address the expression takes.
+    pub fn for_each_function_name(&self, f: &mut impl FnMut(&str)) {
+        self.for_each_function_taken(&mut |n, _| f(n));
+    }
+
+    fn for_each_function_taken(&self, f: &mut impl FnMut(&str, u64)) {
+        match &self.kind {
+            ExprKind::Function { name, address } => f(name, *address),
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => {}
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.for_each_function_taken(f),
+            ExprKind::Binary(_, a, b) => {
+                a.for_each_function_taken(f);
+                b.for_each_function_taken(f);
             }
         }
     }
@@ -252,6 +285,9 @@ impl Expr {
             ExprKind::Var(v) => out.push_str(&name(*v)),
             ExprKind::Address { var, .. } => {
                 let _ = write!(out, "(({})&{})", self.ty.c_name(model), name(*var));
+            }
+            ExprKind::Function { name, .. } => {
+                let _ = write!(out, "(({})&{name})", self.ty.c_name(model));
             }
             ExprKind::Unary(op, e) => {
                 let _ = write!(out, "({}", op.symbol());
@@ -314,6 +350,7 @@ impl fmt::Display for Expr {
             ExprKind::Const(v) => write!(f, "{v}"),
             ExprKind::Var(v) => write!(f, "v{}", v.0),
             ExprKind::Address { var, .. } => write!(f, "&v{}", var.0),
+            ExprKind::Function { name, .. } => write!(f, "&{name}"),
             ExprKind::Unary(op, e) => write!(f, "{}{}", op.symbol(), e),
             ExprKind::Binary(op, a, b) => write!(f, "({} {} {})", a, op.symbol(), b),
             ExprKind::Cast(e) => write!(f, "({}){}", self.ty, e),

@@ -373,6 +373,9 @@ impl Run<'_> {
         if a == 0 {
             return Err(ub(UndefinedBehavior::NullDereference));
         }
+        if self.statics.is_function(a) {
+            return Err(ub(UndefinedBehavior::FunctionAccess));
+        }
         if a >= HEAP_BASE {
             return Ok(Target::Heap(a));
         }
@@ -816,6 +819,10 @@ impl Run<'_> {
                     observer(&Step::Edge { edge: id, writes });
                     return Ending::Aborted { line };
                 }
+                Operation::Undefined { what } => {
+                    observer(&Step::Edge { edge: id, writes });
+                    return ub(*what);
+                }
                 Operation::Exit { code } => {
                     observer(&Step::Edge { edge: id, writes });
                     return match self.eval(code) {
@@ -924,7 +931,10 @@ fn validate(p: &Program) -> Result<(), String> {
             return bad("location out of range");
         }
         let ok = match &e.op {
-            Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } => true,
+            Operation::Skip
+            | Operation::Error { .. }
+            | Operation::Abort { .. }
+            | Operation::Undefined { .. } => true,
             Operation::Declare { var, init } => {
                 var_ok(*var)
                     && init.as_ref().is_none_or(expr_ok)
@@ -1376,7 +1386,9 @@ mod tests {
                 | UndefinedBehavior::DanglingPointer
                 | UndefinedBehavior::DoubleFree
                 | UndefinedBehavior::InvalidFree
-                | UndefinedBehavior::UninitializedRead => {
+                | UndefinedBehavior::UninitializedRead
+                | UndefinedBehavior::InvalidFunctionCall
+                | UndefinedBehavior::FunctionAccess => {
                     unreachable!("not an integer operator's undefined behaviour")
                 }
             };

@@ -180,6 +180,10 @@ pub enum Operation {
     Abort { function: String },
     /// `exit(code)`: the path ends, not an error.
     Exit { code: Expr },
+    /// The path has undefined behaviour here (`what`) and ends, never an error: it leads to
+    /// a [`LocationKind::Terminal`] location. Built for the case of a call through a
+    /// function pointer that matches no function.
+    Undefined { what: semantics::UndefinedBehavior },
 }
 
 /// How a heap block is made.
@@ -245,7 +249,8 @@ impl Operation {
             | Operation::Nondet { .. }
             | Operation::Return { value: None }
             | Operation::Error { .. }
-            | Operation::Abort { .. } => {}
+            | Operation::Abort { .. }
+            | Operation::Undefined { .. } => {}
         }
     }
 
@@ -612,6 +617,7 @@ impl Program {
                 format!("{function}();")
             }
             Operation::Exit { code } => format!("exit({});", expr(code)),
+            Operation::Undefined { what } => format!("undefined: {what};"),
         }
     }
 }

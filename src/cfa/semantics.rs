@@ -26,7 +26,7 @@ use std::fmt;
 use thiserror::Error;
 
 /// An operation whose result C does not define and Baton will not guess.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error, Serialize, Deserialize)]
 pub enum UndefinedBehavior {
     #[error("division by zero")]
     DivisionByZero,
@@ -75,6 +75,13 @@ pub enum UndefinedBehavior {
     /// A read of heap memory never written since `malloc` (an indeterminate value).
     #[error("read of uninitialised heap memory")]
     UninitializedRead,
+    /// A call through a pointer that is not the address of a function of a type compatible
+    /// with the pointer's (null, the address of an object, of another kind of function).
+    #[error("call through a pointer that is not the address of a function of a compatible type")]
+    InvalidFunctionCall,
+    /// A read or write through the address of a function (a function has no storage).
+    #[error("access through a pointer to a function")]
+    FunctionAccess,
 }
 
 /// What signed arithmetic overflow means: undefined behaviour as in C (paths through it are
@@ -253,7 +260,9 @@ pub fn eval(
 ) -> Result<Option<i128>, UndefinedBehavior> {
     Ok(match &expr.kind {
         ExprKind::Const(v) => Some(*v),
-        ExprKind::Address { address, .. } => Some(expr.ty.normalize(i128::from(*address))),
+        ExprKind::Address { address, .. } | ExprKind::Function { address, .. } => {
+            Some(expr.ty.normalize(i128::from(*address)))
+        }
         ExprKind::Var(v) => env(*v).map(|x| expr.ty.normalize(x)),
         ExprKind::Cast(e) => match eval(e, env, overflow)? {
             Some(x) => Some(convert(x, e.ty, expr.ty)?),
@@ -319,7 +328,7 @@ fn collect_defined(expr: &Expr, overflow: SignedOverflow, out: &mut Vec<Expr>) {
         out.push(cmp(BinaryOp::Le, exact, Expr::constant(ty.max(), ll)));
     };
     match &expr.kind {
-        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => {}
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => {}
         ExprKind::Cast(e) | ExprKind::Bitcast(e) => collect_defined(e, overflow, out),
         ExprKind::Unary(op, e) => {
             collect_defined(e, overflow, out);

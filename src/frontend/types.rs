@@ -26,9 +26,20 @@ pub(crate) enum CType {
     Union(UnionType),
     /// A struct: one variable per scalar leaf (see the lowering's `record` module).
     Struct(StructType),
+    /// A function type: a value only as the pointer it decays to (see [`FunctionType`]).
+    Func(Box<FunctionType>),
     /// A type Baton does not model; the string names it for the error message. Declaring
     /// such a type is fine, using it for a value is `unsupported`.
     Unsupported(String),
+}
+
+/// A function's type: what a pointer to it must agree with to be called through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FunctionType {
+    pub ret: CType,
+    /// `None` for an unprototyped `f()`.
+    pub params: Option<Vec<CType>>,
+    pub variadic: bool,
 }
 
 /// A union whose members are scalars of one size (see the lowering's `union` module).
@@ -73,6 +84,28 @@ impl CType {
     /// A pointer to `t`.
     pub(crate) fn pointer_to(t: CType) -> CType {
         CType::Ptr(Box::new(t))
+    }
+
+    /// The type of a function returning `ret` with parameters `params`.
+    pub(crate) fn function(ret: CType, params: Option<Vec<CType>>, variadic: bool) -> CType {
+        CType::Func(Box::new(FunctionType {
+            ret,
+            params,
+            variadic,
+        }))
+    }
+
+    /// The function type, if this is a pointer to a function (or a function type itself,
+    /// which is used as the pointer it decays to).
+    pub(crate) fn called_function(&self) -> Option<&FunctionType> {
+        match self {
+            CType::Func(f) => Some(f),
+            CType::Ptr(t) => match &**t {
+                CType::Func(f) => Some(f),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The pointee type, if this is a pointer.

@@ -196,7 +196,7 @@ pub fn program_constants(program: &Program) -> BTreeSet<i128> {
             ExprKind::Const(v) => {
                 out.insert(*v);
             }
-            ExprKind::Var(_) | ExprKind::Address { .. } => {}
+            ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => {}
             ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => walk(a, out),
             ExprKind::Binary(_, a, b) => {
                 walk(a, out);

@@ -176,7 +176,9 @@ impl Encoder<'_> {
         }
         match &expr.kind {
             ExprKind::Const(v) => Val::constant(ty.normalize(*v)),
-            ExprKind::Address { address, .. } => Val::constant(ty.normalize(i128::from(*address))),
+            ExprKind::Address { address, .. } | ExprKind::Function { address, .. } => {
+                Val::constant(ty.normalize(i128::from(*address)))
+            }
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 self.convert(

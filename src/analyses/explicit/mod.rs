@@ -332,6 +332,7 @@ impl Cpa for ExplicitCpa {
             }
             Step::Edge(_) => match &edge.op {
                 Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } => {}
+                Operation::Undefined { .. } => return undefined(),
                 Operation::Exit { code } => {
                     if state.eval(code, overflow).is_err() {
                         return undefined();

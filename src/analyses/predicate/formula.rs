@@ -374,7 +374,9 @@ impl<'a> ExprEncoder<'a> {
         }
         match &expr.kind {
             ExprKind::Const(v) => bv_const(ty.normalize(*v), bits),
-            ExprKind::Address { address, .. } => bv_const(ty.normalize(i128::from(*address)), bits),
+            ExprKind::Address { address, .. } | ExprKind::Function { address, .. } => {
+                bv_const(ty.normalize(i128::from(*address)), bits)
+            }
             ExprKind::Var(v) => {
                 let declared = self.var_type(*v, ty);
                 let term = var_term(*v, declared, self.ssa.get(*v));

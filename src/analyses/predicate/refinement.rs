@@ -411,7 +411,9 @@ fn counterexample(path: &PathFormula, model: z3::Model, config: &SolverConfig) -
 fn substitute(e: &Expr, var: VarId, value: &Expr) -> Expr {
     match &e.kind {
         ExprKind::Var(v) if *v == var => value.clone().cast(e.ty),
-        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => e.clone(),
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => {
+            e.clone()
+        }
         ExprKind::Unary(op, a) => Expr::unary(*op, substitute(a, var, value), e.ty),
         ExprKind::Binary(op, a, b) => {
             Expr::binary(*op, substitute(a, var, value), substitute(b, var, value), e.ty)
@@ -429,7 +431,7 @@ fn substitute(e: &Expr, var: VarId, value: &Expr) -> Expr {
 
 fn size(e: &Expr) -> usize {
     match &e.kind {
-        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } => 1,
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => 1,
         ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => 1 + size(a),
         ExprKind::Binary(_, a, b) => 1 + size(a) + size(b),
     }

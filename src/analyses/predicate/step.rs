@@ -125,9 +125,12 @@ pub fn step_effect(step: Step, program: &Program) -> Result<StepEffect<'_>, Enco
             }
         }
         (Step::Edge(_), op) => match op {
-            Operation::Skip | Operation::Error { .. } | Operation::Abort { .. } | Operation::Exit { .. } => {
-                StepEffect::Nothing
-            }
+            // An `Undefined` edge leads to a terminal location: the path ends there.
+            Operation::Skip
+            | Operation::Error { .. }
+            | Operation::Abort { .. }
+            | Operation::Exit { .. }
+            | Operation::Undefined { .. } => StepEffect::Nothing,
             Operation::Declare { var, init } if is_array(*var) => StepEffect::CreateArray {
                 array: typed(*var)?,
                 fill: init.as_ref(),

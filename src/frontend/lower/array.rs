@@ -25,6 +25,10 @@ pub(super) enum Place {
     },
 }
 
+/// A global array's element type, its shape with the constant initial values, and the
+/// elements initialized with function addresses (flat index, address expression).
+pub(super) type GlobalArray = (IntType, ArrayShape, Vec<(u64, Expr)>);
+
 impl Lowerer<'_> {
     /// The array type a declarator's derived part gives `base` (`int a[3][n]`); an array type
     /// Baton does not model is [`CType::Unsupported`], so that only a use of it is rejected.
@@ -215,26 +219,31 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// The element type and shape of a global array with its constant initializer.
+    /// The element type and shape of a global array with its constant initializer, and the
+    /// elements initialized with function addresses (flat index, address expression).
     pub(super) fn global_array(
         &mut self,
         t: &CType,
         init: Option<&Node<Initializer>>,
         at: usize,
-    ) -> Result<(IntType, ArrayShape)> {
+    ) -> Result<GlobalArray> {
         let (ty, mut shape) = self.array_shape(t, init, at)?;
         if shape.fixed_extents().is_none() {
             return Err(self.unsupported(at, "variable-length array outside a function"));
         }
+        let mut functions = Vec::new();
         if let Some(bytes) = self.string_elements(ty, &shape, init)? {
             shape.initial = bytes;
         } else if let Some(i) = init {
             for (flat, e) in self.initial_elements(&shape, i)? {
                 let v = self.const_value(e, ty)?;
                 shape.initial.push((flat, v));
+                if let Some(x) = self.function_initial(e, ty)? {
+                    functions.push((flat, x));
+                }
             }
         }
-        Ok((ty, shape))
+        Ok((ty, shape, functions))
     }
 
     /// The elements a string literal initializing a `char` array gives (`char s[] = "ab"`),

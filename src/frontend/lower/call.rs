@@ -4,10 +4,18 @@ use super::*;
 
 impl Lowerer<'_> {
     /// Lowers the arguments of a call whose values are ignored, for their side effects.
+    /// A function without a body gets no function pointer: Baton does not know whether it
+    /// calls it (`atexit`, `qsort`, `signal`).
     pub(super) fn ignored_args(&mut self, args: &[Node<Expression>]) -> Result<()> {
         for a in args {
             if !matches!(a.node, Expression::StringLiteral(_)) {
-                self.expr(a, false)?;
+                let v = self.expr(a, false)?;
+                if v.is_some_and(|v| matches!(v.pointee, Some(CType::Func(_)))) {
+                    return Err(self.unsupported(
+                        a.span.start,
+                        "function pointer passed to a function without a body (it may call it)",
+                    ));
+                }
             }
         }
         Ok(())
@@ -34,10 +42,12 @@ impl Lowerer<'_> {
         let at = c.span.start;
         let name = match &c.node.callee.node {
             Expression::Identifier(id) => id.node.name.clone(),
-            _ => return Err(self.unsupported(at, "call through function pointer")),
+            _ => return self.call_through_pointer(c, dest),
         };
-        if let Some(Sym::Var(..) | Sym::Unmodelled(_)) = self.lookup(&name) {
-            return Err(self.unsupported(at, "call through function pointer"));
+        match self.lookup(&name) {
+            Some(Sym::Var(..)) => return self.call_through_pointer(c, dest),
+            Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what.clone())),
+            _ => {}
         }
         let args = &c.node.arguments;
         let finish = |l: &mut Self,
@@ -178,6 +188,7 @@ impl Lowerer<'_> {
                 Ok(None)
             }
             CType::Array(..) => Err(self.malformed(at, "function returning an array")),
+            CType::Func(_) => Err(self.malformed(at, "function returning a function")),
             CType::Struct(_) => Err(self.unsupported(at, "external function returning a struct")),
             CType::Incomplete { .. } => {
                 Err(self.unsupported(at, "external function returning an incomplete type"))

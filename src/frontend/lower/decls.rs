@@ -217,7 +217,15 @@ impl Lowerer<'_> {
             None => Ok(base),
             Some(d) => match self.declarator(base, d)?.1 {
                 Declared::Object(t) => Ok(t),
-                Declared::Function { .. } => Err(self.unsupported(d.span.start, "function type")),
+                Declared::Function {
+                    ret,
+                    params,
+                    variadic,
+                } => Ok(CType::function(
+                    ret,
+                    params.map(|ps| ps.into_iter().map(|(_, t)| t).collect()),
+                    variadic,
+                )),
             },
         }
     }
@@ -241,25 +249,31 @@ impl Lowerer<'_> {
         };
         match &d.node.kind.node {
             DeclaratorKind::Declarator(inner) => {
-                let inner_ptr = has(&inner.node, &is_ptr);
-                if has(&d.node, &is_fn) && inner_ptr {
-                    // A function pointer is a type like any other Baton does not model: only
-                    // a value of it is `unsupported`, so prototypes such as `atexit`'s are fine.
-                    let fp = CType::Unsupported("function pointer".into());
-                    if let (name, Declared::Function { params, variadic, .. }) =
-                        self.declarator(CType::Void, inner)?
-                    {
-                        // A function returning a function pointer, such as `signal`.
-                        return Ok((
-                            name,
-                            Declared::Function {
-                                ret: fp,
-                                params,
-                                variadic,
+                if has(&d.node, &is_fn) {
+                    // `int (*fp)(int)`: the outer part makes a function type, the inner one
+                    // says what is declared of it (a pointer, an array of pointers, a
+                    // function returning a pointer to it such as `signal`).
+                    let outer = Node {
+                        node: Declarator {
+                            kind: Node {
+                                node: DeclaratorKind::Abstract,
+                                span: d.span,
                             },
-                        ));
-                    }
-                    return Ok((declarator_name(inner), Declared::Object(fp)));
+                            derived: d.node.derived.clone(),
+                            extensions: Vec::new(),
+                        },
+                        span: d.span,
+                    };
+                    let Declared::Function {
+                        ret,
+                        params,
+                        variadic,
+                    } = self.declarator(base, &outer)?.1
+                    else {
+                        return Err(self.malformed(d.span.start, "function declarator"));
+                    };
+                    let params = params.map(|ps| ps.into_iter().map(|(_, t)| t).collect());
+                    return self.declarator(CType::function(ret, params, variadic), inner);
                 }
                 if d.node.derived.is_empty() {
                     return self.declarator(base, inner);
@@ -275,6 +289,19 @@ impl Lowerer<'_> {
             }
             DeclaratorKind::Identifier(_) | DeclaratorKind::Abstract => {
                 let name = declarator_name(d);
+                if let (CType::Func(f), true) = (&base, d.node.derived.is_empty()) {
+                    // Declared with a typedef'd function type (`fn_t f;`) or `int (f)(int)`.
+                    let f = (**f).clone();
+                    let params = f.params.map(|ps| ps.into_iter().map(|t| (None, t)).collect());
+                    return Ok((
+                        name,
+                        Declared::Function {
+                            ret: f.ret,
+                            params,
+                            variadic: f.variadic,
+                        },
+                    ));
+                }
                 let fn_pos = d.node.derived.iter().position(|x| is_fn(&x.node));
                 if let Some(i) = fn_pos {
                     // Pointers after the function part apply to the return type.
@@ -292,9 +319,16 @@ impl Lowerer<'_> {
                                     // A parameter of array type is a pointer (C11 6.7.6.3).
                                     Declared::Object(CType::Array(elem, _)) => CType::Ptr(elem),
                                     Declared::Object(t) => t,
-                                    Declared::Function { .. } => {
-                                        CType::Unsupported("function pointer".into())
-                                    }
+                                    // A parameter of function type is a pointer (C11 6.7.6.3).
+                                    Declared::Function {
+                                        ret,
+                                        params,
+                                        variadic,
+                                    } => CType::pointer_to(CType::function(
+                                        ret,
+                                        params.map(|ps| ps.into_iter().map(|(_, t)| t).collect()),
+                                        variadic,
+                                    )),
                                 };
                                 params.push((pname, pty));
                             }
@@ -332,6 +366,7 @@ impl Lowerer<'_> {
             CType::Int(i) => Ok(*i),
             CType::Union(u) => Ok(u.storage()),
             CType::Ptr(_) => Ok(self.model.pointer()),
+            CType::Func(_) => Err(self.malformed(offset, "function type used as an object")),
             CType::Incomplete { union, .. } => Err(self.unsupported(
                 offset,
                 format!("incomplete {} type", if *union { "union" } else { "struct" }),
@@ -430,17 +465,24 @@ impl Lowerer<'_> {
             if is_extern {
                 return Err(self.unsupported(offset, "extern array"));
             }
-            let (ty, shape) = self.global_array(&t, init, offset)?;
+            let (ty, shape, functions) = self.global_array(&t, init, offset)?;
             let t = with_outer_length(t, &shape);
             let id = self.new_global(unique, source, ty, 0, Some(shape));
+            self.function_initials
+                .extend(functions.into_iter().map(|(flat, x)| (id, Some(flat), x)));
             self.bind_global(unique, source, id, t);
             return Ok(id);
         }
         let ty = self.value_type(&t, offset)?;
+        let mut function = None;
         let initial = match init {
             None => None,
             Some(i) => Some(match &i.node {
-                Initializer::Expression(e) => self.const_value(e, ty)?,
+                Initializer::Expression(e) => {
+                    let v = self.const_value(e, ty)?;
+                    function = self.function_initial(e, ty)?;
+                    v
+                }
                 Initializer::List(_) => return Err(self.unsupported(i.span.start, "initializer list")),
             }),
         };
@@ -468,6 +510,9 @@ impl Lowerer<'_> {
                 id
             }
         };
+        if let Some(x) = function {
+            self.function_initials.push((id, None, x));
+        }
         self.bind_global(unique, source, id, t);
         Ok(id)
     }
@@ -695,6 +740,9 @@ impl Lowerer<'_> {
         }
         self.fs()?.param_scope = self.scopes.len() - 1;
         self.functions[id.index()].params = params;
+        if name == "main" {
+            self.assign_function_initials()?;
+        }
         self.stmt(&fd.node.statement)?;
         // Falling off the end: `main` returns 0 (C99 5.1.2.2.3), others return nothing.
         if self.fs()?.cur.is_some() {
@@ -728,8 +776,16 @@ impl Lowerer<'_> {
         let typedef = matches!(storage, Some(StorageClassSpecifier::Typedef));
         match (typedef, declared) {
             (true, Declared::Object(t)) => self.bind(name, Sym::Typedef(t)),
-            (true, Declared::Function { .. }) => {
-                self.bind(name, Sym::Typedef(CType::Unsupported("function type".into())))
+            (
+                true,
+                Declared::Function {
+                    ret,
+                    params,
+                    variadic,
+                },
+            ) => {
+                let params = params.map(|ps| ps.into_iter().map(|(_, t)| t).collect());
+                self.bind(name, Sym::Typedef(CType::function(ret, params, variadic)))
             }
             (
                 false,

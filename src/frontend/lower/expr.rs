@@ -71,7 +71,7 @@ impl Lowerer<'_> {
                     }))
                 }
                 Some(Sym::Const(c)) => int(Expr::int(c)),
-                Some(Sym::Func) => Err(self.unsupported(at, "function pointer (function used as a value)")),
+                Some(Sym::Func) => self.function_value(&id.node.name, at).map(Some),
                 Some(Sym::Unmodelled(what)) => Err(self.unsupported(at, what)),
                 Some(Sym::Typedef(_)) => Err(self.malformed(at, "type name used as a value")),
                 None => Err(self.malformed(at, format!("undeclared identifier `{}`", id.node.name))),
@@ -145,6 +145,7 @@ impl Lowerer<'_> {
                         }))
                     }
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
+                    CType::Func(_) => Err(self.malformed(at, "cast to a function type")),
                     CType::Incomplete { .. } => Err(self.malformed(at, "cast to an incomplete type")),
                     CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
                     CType::Struct(_) => Err(self.unsupported(at, "cast to a struct type")),
@@ -270,6 +271,7 @@ impl Lowerer<'_> {
             }
             CType::Struct(_) => i128::from(self.layout_of(t, at)?.0),
             CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
+            CType::Func(_) => return Err(self.unsupported(at, "sizeof of a function type")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
         })
     }
@@ -281,6 +283,10 @@ impl Lowerer<'_> {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
                 Some(Sym::Var(_, t)) => t.clone(),
                 Some(Sym::Const(_)) => CType::Int(IntType::INT),
+                Some(Sym::Func) => match self.function_type(&id.node.name) {
+                    Some(t) => t,
+                    None => return Err(self.malformed(at, "undeclared function")),
+                },
                 Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what.clone())),
                 _ => return Err(self.unsupported(at, "sizeof of this expression")),
             },
@@ -317,6 +323,7 @@ impl Lowerer<'_> {
                 UnaryOperator::Negate => CType::Int(IntType::INT),
                 UnaryOperator::Address => CType::pointer_to(self.type_of(&u.node.operand)?),
                 UnaryOperator::Indirection => match self.type_of(&u.node.operand)? {
+                    f @ CType::Func(_) => f,
                     CType::Ptr(t) | CType::Array(t, _) => self.complete(*t),
                     _ => return Err(self.malformed(at, "dereference of something that is not a pointer")),
                 },
@@ -383,11 +390,22 @@ impl Lowerer<'_> {
                 None => return Err(self.malformed(at, "empty comma expression")),
             },
             Expression::Call(c) => match &c.node.callee.node {
-                Expression::Identifier(id) => match self.funcs.get(&id.node.name) {
-                    Some(info) => info.ret.clone(),
-                    None => CType::Int(IntType::INT),
+                Expression::Identifier(id)
+                    if matches!(self.lookup(&id.node.name), Some(Sym::Func) | None) =>
+                {
+                    match self.funcs.get(&id.node.name) {
+                        Some(info) => info.ret.clone(),
+                        None => CType::Int(IntType::INT),
+                    }
+                }
+                _ => match self.type_of(&c.node.callee)?.called_function() {
+                    Some(f) => f.ret.clone(),
+                    None => {
+                        return Err(
+                            self.malformed(at, "called object is not a function or a function pointer")
+                        )
+                    }
                 },
-                _ => return Err(self.unsupported(at, "call through function pointer")),
             },
             _ => return Err(self.unsupported(at, "sizeof of this expression")),
         })
@@ -403,6 +421,8 @@ impl Lowerer<'_> {
         let op = u.node.operator.node.clone();
         match op {
             U::Address => self.address_of(&u.node.operand, at).map(Some),
+            // `*fp` and `*f` designate the function again.
+            U::Indirection if self.is_function_value(&u.node.operand) => self.expr(&u.node.operand, used),
             U::Indirection => {
                 let whole = Node {
                     node: Expression::UnaryOperator(Box::new(u.clone())),

@@ -16,6 +16,7 @@ mod array;
 mod call;
 mod decls;
 mod expr;
+mod function_pointer;
 mod pointer;
 mod record;
 mod stmt;
@@ -24,7 +25,7 @@ mod union;
 use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
-use super::reach::reachable_definitions;
+use super::reach::{address_taken, initializer_names, reachable_definitions};
 use super::types::{character_constant, float_constant, integer_constant, ArrayLen, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -41,7 +42,7 @@ use lang_c::ast::{
     TypeSpecifier, UnaryOperator,
 };
 use lang_c::span::Node;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 type Result<T> = std::result::Result<T, FrontendError>;
 
@@ -225,6 +226,15 @@ struct Lowerer<'a> {
     vla_sizes: Vec<Node<Expression>>,
     /// Where the next address-taken variable is placed (see [`crate::cfa::address`]).
     next_address: u64,
+    /// The names the program uses as values (not as direct callees): the functions among
+    /// them may be called through pointers (see [`function_pointer`]).
+    address_taken: BTreeSet<String>,
+    /// The names of the functions the program defines.
+    defined_functions: HashSet<String>,
+    /// The addresses of the functions whose address was taken so far.
+    function_addresses: HashMap<String, u64>,
+    /// Globals initialized with function addresses, assigned again when `main` starts.
+    function_initials: Vec<function_pointer::FunctionInitial>,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`].
@@ -259,6 +269,18 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         depth: 0,
         vla_sizes: Vec::new(),
         next_address: crate::cfa::address::STATIC_BASE,
+        address_taken: address_taken(&parse.unit).into_iter().collect(),
+        defined_functions: parse
+            .unit
+            .0
+            .iter()
+            .filter_map(|ext| match &ext.node {
+                ExternalDeclaration::FunctionDefinition(fd) => declarator_name(&fd.node.declarator),
+                _ => None,
+            })
+            .collect(),
+        function_addresses: HashMap::new(),
+        function_initials: Vec::new(),
     };
     // Pass 1: declarations and function signatures, in order.
     let mut definitions = Vec::new();
@@ -274,7 +296,8 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         }
     }
     // Pass 2: the functions `main` reaches, in program order; the others never run.
-    let reached = reachable_definitions(&definitions, |offset| lines.pos(offset).file == 0);
+    let roots = initializer_names(&parse.unit);
+    let reached = reachable_definitions(&definitions, &roots, |offset| lines.pos(offset).file == 0);
     let mut bodies = Vec::new();
     for (i, (name, fd)) in definitions.iter().enumerate() {
         if let Some(&origin) = reached.get(&i) {

@@ -179,6 +179,10 @@ impl Lowerer<'_> {
 
     /// `&e`.
     pub(super) fn address_of(&mut self, e: &Node<Expression>, at: usize) -> Result<Val> {
+        if self.is_function_value(e) && !matches!(self.type_of(e), Ok(CType::Ptr(_))) {
+            // `&f`, `&*fp`: the function's address.
+            return self.rvalue(e);
+        }
         if let Expression::Identifier(id) = &e.node {
             if let Some(Sym::Var(v, t)) = self.lookup(&id.node.name).cloned() {
                 self.check_extern(v, at)?;

@@ -76,6 +76,7 @@ fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std
             dims,
         }),
         CType::Void => return Err("struct member of type void".into()),
+        CType::Func(_) => return Err("struct member of function type".into()),
         CType::Incomplete { .. } => return Err("struct member of incomplete type".into()),
         CType::Unsupported(s) => return Err(s.clone()),
     }
@@ -175,6 +176,7 @@ impl Lowerer<'_> {
             CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
             CType::Void => (1, 1),
             CType::Incomplete { .. } => return Err(self.unsupported(at, "sizeof of an incomplete type")),
+            CType::Func(_) => return Err(self.unsupported(at, "sizeof of a function type")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
         })
     }
@@ -615,10 +617,16 @@ impl Lowerer<'_> {
         };
         let mut scalars = vec![0i128; leaves.len()];
         let mut shapes: Vec<Option<ArrayShape>> = leaves.iter().map(|(_, _, s)| s.clone()).collect();
+        // Leaves initialized with function addresses: (leaf, flat index, address).
+        let mut functions = Vec::new();
         for (leaf, index, e) in initials {
             let value = self.const_value(e, leaves[leaf].1)?;
+            let function = self.function_initial(e, leaves[leaf].1)?;
             match &mut shapes[leaf] {
-                None => scalars[leaf] = value,
+                None => {
+                    scalars[leaf] = value;
+                    functions.extend(function.map(|x| (leaf, None, x)));
+                }
                 Some(shape) => {
                     let extents = shape.fixed_extents().unwrap_or_default();
                     let index: Vec<i128> = index.iter().map(|&i| i128::from(i)).collect();
@@ -626,10 +634,12 @@ impl Lowerer<'_> {
                         .map_err(|_| self.malformed(e.span.start, "initializer outside the array"))?;
                     shape.initial.retain(|(f, _)| *f != flat);
                     shape.initial.push((flat, value));
+                    functions.extend(function.map(|x| (leaf, Some(flat), x)));
                 }
             }
         }
         let mut first = None;
+        let mut ids = Vec::new();
         for (((suffix, ty, _), initial), shape) in leaves.iter().zip(scalars).zip(shapes) {
             let id = self.new_var(Variable {
                 name: format!("{unique}{suffix}"),
@@ -643,7 +653,10 @@ impl Lowerer<'_> {
             });
             self.globals.insert(format!("{unique}{suffix}"), id);
             first.get_or_insert(id);
+            ids.push(id);
         }
+        self.function_initials
+            .extend(functions.into_iter().map(|(leaf, flat, x)| (ids[leaf], flat, x)));
         let first = first.ok_or_else(|| self.malformed(at, "struct without members"))?;
         self.globals.insert(unique.to_string(), first);
         self.bind_global(unique, source, first, t);
