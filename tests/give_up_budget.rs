@@ -1,7 +1,7 @@
 //! Budgets held end to end: a native analysis stops by itself at its `cpu-time` give-up and
 //! its condition is built and written within a generous bound of the limit, on a program whose
 //! ARG grows by a million nodes a second (so the condition is expensive); a `memory` give-up
-//! stops the analysis, and one applies by default.
+//! stops the analysis, also while it confirms a long error path, and one applies by default.
 //!
 //! The CPU time is this process's (test files run as separate processes), so the tests here
 //! that measure it take turns ([`CPU_MEASURED`]); the others use a few milliseconds.
@@ -13,7 +13,7 @@ use baton::cfa::Program;
 use baton::condition::{self, Format};
 use baton::cpa::budget::default_memory_limit;
 use baton::cpa::engine::{Engine, SearchOrder};
-use baton::cpa::monitor::{process_cpu_time, GiveUp};
+use baton::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
 use std::sync::Mutex;
@@ -96,6 +96,45 @@ fn cpu_time_give_up_holds_while_a_long_error_path_is_confirmed() {
     assert!(
         used <= limit * 3 / 2 + Duration::from_secs(1),
         "{used:?} CPU for a {limit:?} give-up ({}: {})",
+        outcome.verdict,
+        outcome.reason
+    );
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`) since [`reset_peak_memory`], in bytes.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Starts measuring [`peak_memory`] afresh; false where Linux does not allow it.
+fn reset_peak_memory() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+#[test]
+fn memory_give_up_holds_while_a_long_error_path_is_confirmed() {
+    let program = deep_bug();
+    let _turn = CPU_MEASURED.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(base) = resident_memory().filter(|_| reset_peak_memory()) else {
+        eprintln!("skipped: this kernel does not let a process reset its peak memory");
+        return;
+    };
+    let limit = base + 400_000_000;
+    let give_up = [format!("memory={limit}B"), "cpu-time=60s".to_string()];
+    let give_up: Vec<&str> = give_up.iter().map(String::as_str).collect();
+    let outcome = run_analysis(AnalysisKind::Explicit, &program, &options(&give_up), None);
+    let peak = peak_memory().expect("VmHWM readable");
+    assert_ne!(outcome.verdict, Verdict::True);
+    // Encoding the 600,000-step path for its inputs took 2.2 GB before it watched the limit;
+    // what is left above it is building the condition (generous margin).
+    assert!(
+        peak <= limit + 500_000_000,
+        "peak {} MB for a limit of {} MB ({}: {})",
+        peak / 1_000_000,
+        limit / 1_000_000,
         outcome.verdict,
         outcome.reason
     );

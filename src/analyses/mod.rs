@@ -84,6 +84,19 @@ impl AnalysisOptions {
             })
             .min()
     }
+
+    /// The limit of the `memory` give-up (the smallest, if given twice), else the default
+    /// every native analysis has ([`crate::cpa::budget::default_memory_limit`]).
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.give_up
+            .iter()
+            .filter_map(|g| match g {
+                GiveUp::Memory(limit) => Some(*limit),
+                _ => None,
+            })
+            .min()
+            .or_else(crate::cpa::budget::default_memory_limit)
+    }
 }
 
 /// A violation of the property, confirmed on the concrete interpreter.

@@ -89,6 +89,7 @@ fn check_here(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: 
     let config = SolverConfig {
         timeout: None,
         deadline: Some(deadline),
+        memory: None,
     };
     let solver = config.solver();
     let mut checker = Checker {

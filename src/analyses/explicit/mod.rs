@@ -599,7 +599,9 @@ pub fn run<'p, P, T>(
         guide,
     );
     let prepared = prepare(&mut engine);
-    let solver = SolverConfig::default().until(engine.cpu_deadline().map(last_query));
+    let solver = SolverConfig::default()
+        .until(engine.cpu_deadline().map(last_query))
+        .within_memory(options.memory_limit());
     let mut outcome = run_to_verdict(&mut engine, |engine, node| {
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
         confirm_path(program, steps, &solver)

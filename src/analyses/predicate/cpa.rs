@@ -661,7 +661,10 @@ pub fn run<T>(
         .cpu_time_limit()
         .map(|limit| last_query(CpuDeadline::after(limit)));
     let predicate = &PredicateOptions {
-        solver: predicate.solver.until(deadline),
+        solver: predicate
+            .solver
+            .until(deadline)
+            .within_memory(options.memory_limit()),
         ..*predicate
     };
     let cpa = PredicateCpa::new(

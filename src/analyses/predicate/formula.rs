@@ -1081,19 +1081,20 @@ fn object_hit(program: &Program, object: Typed, at: &BV) -> Option<(Bool, Option
 /// A deadline in `config` bounds the encoding too: Z3 builds terms without a timeout and its
 /// timeout does not cover all preprocessing of a huge formula, so encoding stops between
 /// chunks of steps once the deadline has passed, and solving is not started when less time is
-/// left than the encoding took (solving such a formula took longer than building it).
+/// left than the encoding took (solving such a formula took longer than building it). So does
+/// its memory limit: a path of a million steps takes gigabytes to encode.
 pub fn concrete_inputs(program: &Program, steps: &[Step], config: &SolverConfig) -> Option<Vec<i128>> {
     const STEPS_PER_DEADLINE_CHECK: usize = 1024;
     let started = crate::cpa::monitor::process_cpu_time();
     let mut path = PathFormula::program_start(program);
     for chunk in steps.chunks(STEPS_PER_DEADLINE_CHECK) {
-        if config.deadline.is_some_and(|d| d.passed()) {
+        if config.deadline.is_some_and(|d| d.passed()) || config.memory_exhausted() {
             return None;
         }
         path = path.extend_all(chunk.iter().copied(), program).ok()?;
     }
     let encoding = crate::cpa::monitor::process_cpu_time().saturating_sub(started);
-    if config.deadline.is_some_and(|d| d.remaining() < encoding) {
+    if config.deadline.is_some_and(|d| d.remaining() < encoding) || config.memory_exhausted() {
         return None;
     }
     solve_inputs(&path, config)

@@ -30,6 +30,9 @@ pub struct SolverConfig {
     pub timeout: Option<Duration>,
     /// No query runs past this point (`None`: no deadline); see the module doc.
     pub deadline: Option<CpuDeadline>,
+    /// The analysis' `memory` give-up (resident bytes): the encoding of a long path for its
+    /// inputs stops, and its query is not started, once the process holds this much.
+    pub memory: Option<u64>,
 }
 
 impl Default for SolverConfig {
@@ -37,6 +40,7 @@ impl Default for SolverConfig {
         SolverConfig {
             timeout: Some(Duration::from_secs(10)),
             deadline: None,
+            memory: None,
         }
     }
 }
@@ -51,6 +55,17 @@ impl SolverConfig {
     /// These settings with queries ending by `deadline`.
     pub fn until(self, deadline: Option<CpuDeadline>) -> SolverConfig {
         SolverConfig { deadline, ..self }
+    }
+
+    /// These settings with path encodings stopping at `memory` resident bytes.
+    pub fn within_memory(self, memory: Option<u64>) -> SolverConfig {
+        SolverConfig { memory, ..self }
+    }
+
+    /// True once the process holds the `memory` limit or more.
+    pub fn memory_exhausted(&self) -> bool {
+        self.memory
+            .is_some_and(|limit| crate::cpa::monitor::resident_memory().is_some_and(|m| m >= limit))
     }
 
     /// The Z3 timeout (ms) for a query started now by a solver set to `current`; `None` once
@@ -325,6 +340,7 @@ mod tests {
         let unlimited = SolverConfig {
             timeout: None,
             deadline: None,
+            memory: None,
         };
         assert_eq!(unlimited.query_timeout_ms(NO_TIMEOUT_MS), Some(NO_TIMEOUT_MS));
         // A hard query under a deadline 50 ms away ends as unknown (Z3's timeout), and the
