@@ -367,21 +367,22 @@ mod tests {
         }
     }
 
-    /// The fixture and its residual program for a condition that verifies nothing (it accepts
-    /// after a second return of `f`, which no path has) but looks inside `f` (its state
-    /// changes on `f`'s return statement E11), so the call is inlined.
+    /// The fixture and its residual program for a condition that looks inside `f` (its state
+    /// changes on `f`'s return statement E11) and verifies the error branch E7 after it, so
+    /// the call is inlined (a condition with nothing to cut behind `f` would leave it a call).
     fn fixture_residual() -> (Program, Residual) {
         let program = fixtures::program();
         let others: BTreeSet<EdgeId> = program.edge_ids().filter(|&g| g != e(11)).collect();
+        let after_f: BTreeSet<EdgeId> = others.iter().copied().filter(|&g| g != e(7)).collect();
         let inside_f = ConditionAutomaton {
             program_hash: program.hash.clone(),
             states: vec![state("q0", false), state("q1", false), state("acc", true)],
             initial: StateId(0),
             transitions: vec![
-                tr(0, others.clone(), 0),
+                tr(0, others, 0),
                 tr(0, [e(11)].into(), 1),
-                tr(1, others, 1),
-                tr(1, [e(11)].into(), 2),
+                tr(1, after_f, 1),
+                tr(1, [e(7)].into(), 2),
             ],
         };
         let residual =
