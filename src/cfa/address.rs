@@ -1,6 +1,6 @@
 //! Pointers in the memory model: where objects live and what an address points to.
 //!
-//! A pointer value is an unsigned integer of pointer width ([`DataModel::pointer`]), as in C:
+//! A pointer value is an unsigned integer of pointer width ([`DataModel::pointer`](super::types::DataModel::pointer)), as in C:
 //! copies, comparisons, conversions and arithmetic (scaled by the frontend) are integer
 //! operations, so every layer already agrees on them. What an address *means* is a
 //! [`Pointer`]: an object and a byte offset into it, or null (address 0). Objects are

@@ -1,5 +1,5 @@
 //! The one implementation of C's arithmetic semantics in Baton (integers here, IEEE-754
-//! floating point through [`float`](super::float)).
+//! floating point through [`super::float`]).
 //!
 //! The concrete interpreter evaluates with every value known; the explicit-value analysis
 //! evaluates with some values unknown (`None`). Both call [`eval`], so the two can never

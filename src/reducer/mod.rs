@@ -7,12 +7,12 @@
 //! transition matches. Calls are inlined on the way (unfolded by call stack; a recursive function
 //! is never inlined, so the call stack is bounded) where the condition looks inside the callee; a call
 //! the condition cannot tell anything about inside stays a call of a copy of the original function
-//! ([`calls`]), emitted once and shared by all such calls. The residual program is `main` (the
+//! (`calls`), emitted once and shared by all such calls. The residual program is `main` (the
 //! product) and those copies. Every product node at `main`'s exit is one location (nothing
 //! follows there), and a condition that covers nothing starts in `q_r`, so its residual is the
 //! original's reachable code and no larger. A product node from which no cut (a covered
 //! transition, not taken) is reachable falls back to `q_r` too: the same paths, no copy.
-//! [`reduce_within`] caps the residual's size ([`select`]): where the exact product is larger
+//! [`reduce_within`] caps the residual's size (`select`): where the exact product is larger
 //! than the cap, it keeps the cuts nearest the entry with every product node on a path to them
 //! and falls back to `q_r` everywhere else — sound (every uncovered path stays), cutting fewer
 //! covered paths; [`Coverage`] says how much it kept (cuts and precise locations against the
@@ -196,7 +196,7 @@ pub struct Capped {
 /// [`reduce`] if it fits; otherwise the one keeping the most cuts nearest the entry that fits.
 /// The cuts (covered transitions) of the exact product are ranked by the breadth-first depth of
 /// their node, and the residual keeps the first `k` of them with every product node on a path
-/// to them ([`select`]); every other node falls back to `q_r` (the original code from there
+/// to them (`select`); every other node falls back to `q_r` (the original code from there
 /// on). A cut near the entry removes the most paths for the fewest copied locations, and a node
 /// kept without a cut behind it would copy code without removing a path. Falling back keeps
 /// every path the condition did not cover (Res) and cuts fewer covered ones. With no cut kept the

@@ -1,6 +1,6 @@
 //! Witnesses: verdicts others can check.
 //!
-//! - [`format`]: the SV-COMP witness format 2.0 (YAML) — reading with positions, writing.
+//! - [`format`](mod@format): the SV-COMP witness format 2.0 (YAML) — reading with positions, writing.
 //! - [`violation`]: a violation witness (`violation_sequence`) from replayed nondet values,
 //!   and the values a violation witness gives.
 //! - [`correctness`]: a correctness witness (`invariant_set`) from loop invariants.

@@ -7,18 +7,18 @@
 //! that knows no more (the partial order of the flat lattice per variable).
 //!
 //! Arrays ([`crate::cfa::memory`]): the elements of small arrays of constant size are tracked
-//! like variables ([`arrays`]); a write through an unknown index forgets the whole array, and
+//! like variables (`arrays`); a write through an unknown index forgets the whole array, and
 //! elements of other arrays are always unknown, which over-approximates every execution. An
 //! index that is certainly outside its dimension ends the path like other undefined behaviour.
 //!
-//! Pointers ([`pointers`]): addresses are values like any other; a read or write through a
+//! Pointers (`pointers`): addresses are values like any other; a read or write through a
 //! known address of an address-taken variable or a heap block is exact, and a write through
 //! an unknown address makes every address-taken variable and heap cell unknown. Heap blocks
-//! ([`heap`]) are allocated along a path at the interpreter's addresses, with known or
+//! (`heap`) are allocated along a path at the interpreter's addresses, with known or
 //! unknown size and contents; an unbounded number of allocations (a list built in a loop
 //! without bound) never reaches a covered state and ends at the engine's give-ups.
 //!
-//! Recursion ([`frames`]): a call of a recursive function saves the callee's known locals in
+//! Recursion (`frames`): a call of a recursive function saves the callee's known locals in
 //! the state and starts it with unknown ones; the return restores them. How deep recursion is
 //! explored is bounded by the engine's `recursion-depth` give-up.
 //!

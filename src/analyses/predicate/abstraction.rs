@@ -308,7 +308,7 @@ impl AbstractState {
 
     /// Entailment where it is decided without the solver: `Some(true)` for the trivial and
     /// the syntactic cases (every cube of `self` contains some cube of `other`), the answer
-    /// of [`Self::minterm_inclusion`] where that applies, otherwise `None`.
+    /// of `minterm_inclusion` where that applies, otherwise `None`.
     pub fn entails_without_solver(&self, other: &AbstractState) -> Option<bool> {
         if self.is_bottom() || other.is_top() || self == other {
             return Some(true);

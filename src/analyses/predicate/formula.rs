@@ -542,7 +542,7 @@ impl<'a> ExprEncoder<'a> {
         }
     }
 
-    /// `v`, a value of type `from`, converted to `to` as C does (see [`convert_from`]).
+    /// `v`, a value of type `from`, converted to `to` as C does (see `convert_from`).
     pub fn convert(&mut self, v: &BV, from: IntType, to: IntType) -> BV {
         convert_from(v, from, to, &mut self.undefined)
     }

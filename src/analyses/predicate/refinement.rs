@@ -99,7 +99,7 @@ const MAX_ATOM_SIZE: usize = 400;
 /// Choices of the refinement procedure.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RefinementOptions {
-    /// Keep only the bad-region atoms of a chain of unsat cores (see [`core_atoms`]) instead
+    /// Keep only the bad-region atoms of a chain of unsat cores (see `core_atoms`) instead
     /// of all of them. Fewer predicates per refinement, but more refinements: on
     /// `pc_sfifo_1.cil-1` with a restarting CEGAR loop 11 predicates in 6 refinements (54 s)
     /// against 18 predicates in 3 refinements (4 s) without. Off by default.
