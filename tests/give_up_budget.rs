@@ -1,7 +1,8 @@
 //! Budgets held end to end: a native analysis stops by itself at its `cpu-time` give-up and
 //! its condition is built and written within a generous bound of the limit, on a program whose
 //! ARG grows by a million nodes a second (so the condition is expensive); a `memory` give-up
-//! stops the analysis, also while it confirms a long error path, and one applies by default.
+//! stops the analysis, also while it confirms a long error path, and one applies by default —
+//! below the memory limit of the cgroup Baton runs in, as under BenchExec.
 //!
 //! The CPU time is this process's (test files run as separate processes), so the tests here
 //! that measure it take turns ([`CPU_MEASURED`]); the others use a few milliseconds.
@@ -14,6 +15,7 @@ use baton::condition::{self, Format};
 use baton::cpa::budget::default_memory_limit;
 use baton::cpa::engine::{Engine, SearchOrder};
 use baton::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
+use baton::exec::{run_with, Limits, Measurement, MechanismChoice, RunStatus, ToolCommand};
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
 use std::sync::Mutex;
@@ -174,4 +176,59 @@ fn a_memory_limit_applies_by_default() {
         None,
     );
     assert_eq!(engine.give_up(), given.as_slice());
+}
+
+/// Under a cgroup memory limit (BenchExec's `--memorylimit`, `baton bench --memlimit`) the
+/// default `memory` give-up lies below that limit, so the analysis gives up with its condition
+/// instead of being killed by the kernel's OOM killer.
+#[test]
+fn the_default_memory_give_up_lies_below_the_cgroup_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = dir.path().join("endless_sum.c");
+    std::fs::write(
+        &source,
+        "extern unsigned int __VERIFIER_nondet_uint(void);\nvoid reach_error(void) {}\n\
+        int main(void) { unsigned int n = __VERIFIER_nondet_uint(); unsigned long long s = 0;\n\
+        for (unsigned int i = 0; i <= n; i++) { s = s + i; }\n\
+        if (n == 0 && s == 7) reach_error(); return 0; }\n",
+    )
+    .expect("write program");
+    let condition = dir.path().join("condition.spc");
+    let command = ToolCommand::new([
+        std::ffi::OsStr::new(env!("CARGO_BIN_EXE_baton")),
+        "verify".as_ref(),
+        "--analysis".as_ref(),
+        "explicit".as_ref(),
+        source.as_os_str(),
+        "--condition-out".as_ref(),
+        condition.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let limit: u64 = 400 << 20;
+    let limits = Limits {
+        cpu_time: Some(Duration::from_secs(120)),
+        memory: Some(limit),
+        ..Limits::default()
+    };
+    let report = run_with(&command, &limits, MechanismChoice::Auto).expect("baton runs");
+    if report.measurement == Measurement::Sampling {
+        eprintln!(
+            "skipped: no cgroup for the run here ({})",
+            report.cgroup_unavailable.as_deref().unwrap_or("sampling")
+        );
+        return;
+    }
+    assert_eq!(report.status, RunStatus::Done, "{report:?}");
+    let out = report.stdout_text().expect("stdout");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON result");
+    assert_eq!(json["verdict"], "unknown", "{out}");
+    let reason = json["reason"].as_str().unwrap_or_default();
+    let given_up_at: u64 = reason
+        .strip_prefix("gave up: memory=")
+        .and_then(|r| r.strip_suffix('B'))
+        .and_then(|b| b.parse().ok())
+        .unwrap_or_else(|| panic!("not a memory give-up: {reason}"));
+    assert!(given_up_at <= limit / 2, "gave up at {given_up_at} B");
+    assert!(condition.exists(), "the condition is written");
+    assert!(report.peak_memory.is_some_and(|p| p < limit));
 }

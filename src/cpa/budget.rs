@@ -78,8 +78,10 @@ pub fn writing_reserve(nodes: usize) -> Duration {
 /// sets no `memory` give-up; the rest is headroom for building and writing the condition.
 const DEFAULT_MEMORY_SHARE: (u64, u64) = (1, 2);
 
-/// The `memory` give-up of a native analysis without one: half of the physical memory, or of
-/// the address-space limit (`ulimit -v`) if that is lower. `None` if neither can be read.
+/// The `memory` give-up of a native analysis without one: half of the memory available to the
+/// process — the physical memory, the address-space limit (`ulimit -v`) or the memory limit of
+/// the process' cgroup (BenchExec's `--memorylimit`, a container's), whichever is lowest.
+/// `None` if none can be read.
 pub fn default_memory_limit() -> Option<u64> {
     use nix::sys::resource::{getrlimit, Resource};
     let physical = nix::sys::sysinfo::sysinfo().ok().map(|s| s.ram_total());
@@ -87,10 +89,8 @@ pub fn default_memory_limit() -> Option<u64> {
         .ok()
         .map(|(soft, _)| soft)
         .filter(|&soft| soft != nix::sys::resource::RLIM_INFINITY);
-    let available = match (physical, address_space) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b)?,
-    };
+    let cgroup = crate::exec::cgroup::own_memory_limit();
+    let available = [physical, address_space, cgroup].into_iter().flatten().min()?;
     let (num, den) = DEFAULT_MEMORY_SHARE;
     Some(available / den * num)
 }

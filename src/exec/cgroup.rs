@@ -135,6 +135,44 @@ fn unescape_mount(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The memory limit of the cgroup this process runs in (as BenchExec, systemd or a container
+/// set it): the lowest `memory.max` (v2) or `memory.limit_in_bytes` (v1) of its cgroup and the
+/// cgroups above it up to the mount point. `None` if no limit is set or none can be read.
+pub(crate) fn own_memory_limit() -> Option<u64> {
+    let lines = own_cgroups().ok()?;
+    let mounts = cgroup_mounts().ok()?;
+    let v1 = lines
+        .iter()
+        .find(|l| l.controllers.iter().any(|c| c == "memory"))
+        .and_then(|line| {
+            let mount = mounts
+                .iter()
+                .find(|m| m.fstype == "cgroup" && m.super_options.iter().any(|o| o == "memory"))?;
+            Some((mount, line, "memory.limit_in_bytes"))
+        });
+    let v2 = || {
+        let line = lines.iter().find(|l| l.controllers.is_empty())?;
+        let mount = mounts.iter().find(|m| m.fstype == "cgroup2")?;
+        Some((mount, line, "memory.max"))
+    };
+    let (mount, line, file) = v1.or_else(v2)?;
+    let mut dir = own_dir(mount, &line.path);
+    let mut lowest: Option<u64> = None;
+    loop {
+        // "max" (v2) and v1's page-rounded i64::MAX mean no limit; both fail the parse or the
+        // sanity bound.
+        let limit = read_trimmed(&dir.join(file))
+            .and_then(|s| s.parse::<u64>().ok())
+            .filter(|&l| l < 1 << 60);
+        if let Some(l) = limit {
+            lowest = Some(lowest.map_or(l, |m| m.min(l)));
+        }
+        if dir == mount.mount_point || !dir.pop() {
+            return lowest;
+        }
+    }
+}
+
 /// The directory of this process's own cgroup in the hierarchy mounted at `mount`.
 fn own_dir(mount: &Mount, path: &str) -> PathBuf {
     let rel = if mount.root != "/" {

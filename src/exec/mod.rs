@@ -35,7 +35,7 @@
 //! was broken: a tool that finished but used more than its limit is `TIMEOUT`, like BenchExec's
 //! `TIMEOUT (true)`, so the result does not count.
 
-mod cgroup;
+pub(crate) mod cgroup;
 pub mod lifecycle;
 pub mod output;
 mod procfs;
