@@ -248,6 +248,15 @@ impl<'p, C: Cpa> Engine<'p, C> {
         Some(CpuDeadline::at(self.cpu_at_start.saturating_add(limit)))
     }
 
+    /// When the engine stops exploring under its `cpu-time` give-up: [`Engine::cpu_deadline`]
+    /// less the time building and writing the condition of the current ARG will take. Work
+    /// between expansions (confirming a counterexample) must end by then too, or it eats what
+    /// the condition needs.
+    pub fn stop_deadline(&self) -> Option<CpuDeadline> {
+        self.cpu_deadline()
+            .map(|d| d.earlier_by(finishing_reserve(self.arg.nodes.len())))
+    }
+
     fn push_node(&mut self, node: ArgNode<C::State>) -> NodeId {
         let id = NodeId(self.arg.nodes.len() as u32);
         self.arg.nodes.push(node);
@@ -344,10 +353,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             let hit = match g {
                 GiveUp::ReachedStates(n) => self.reached_count >= n,
                 // Stops early by the time building and writing the condition will take.
-                GiveUp::CpuTime(limit) if check_slow => {
-                    let used = process_cpu_time().saturating_sub(self.cpu_at_start);
-                    used + finishing_reserve(self.arg.nodes.len()) >= limit
-                }
+                GiveUp::CpuTime(_) if check_slow => self.stop_deadline().is_some_and(CpuDeadline::passed),
                 GiveUp::Memory(limit) if check_slow => resident_memory().is_some_and(|m| m >= limit),
                 _ => false,
             };

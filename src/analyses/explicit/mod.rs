@@ -599,12 +599,14 @@ pub fn run<'p, P, T>(
         guide,
     );
     let prepared = prepare(&mut engine);
-    let solver = SolverConfig::default()
-        .until(engine.cpu_deadline().map(last_query))
-        .within_memory(options.memory_limit());
+    let solver = SolverConfig::default().within_memory(options.memory_limit());
     let mut outcome = run_to_verdict(&mut engine, |engine, node| {
         let steps = engine.arg().path_to(node).into_iter().map(|(s, _)| s).collect();
-        confirm_path(program, steps, &solver)
+        confirm_path(
+            program,
+            steps,
+            &solver.until(engine.stop_deadline().map(last_query)),
+        )
     });
     outcome.stats.cpu_time = crate::cpa::monitor::process_cpu_time().saturating_sub(cpu_before);
     if outcome.verdict == crate::verdict::Verdict::True && guide.is_none() {
