@@ -108,13 +108,15 @@ impl SignedOverflow {
         match self {
             SignedOverflow::Undefined => {
                 "paths with undefined behaviour (signed overflow, division by zero, shift out of range, \
-                 float to integer conversion out of range, array access out of bounds) excluded, as \
-                 sv-benchmarks assumes"
+                 float to integer conversion out of range, access out of bounds or through a null, \
+                 dangling or function pointer, invalid or double free, read of uninitialised heap \
+                 memory, call through an invalid function pointer) excluded, as sv-benchmarks assumes"
             }
             SignedOverflow::Wrap => {
                 "signed-overflow: wrap; paths with other undefined behaviour (division by zero, \
-                 shift out of range, float to integer conversion out of range, array access out of \
-                 bounds) excluded"
+                 shift out of range, float to integer conversion out of range, access out of bounds or \
+                 through a null, dangling or function pointer, invalid or double free, read of \
+                 uninitialised heap memory, call through an invalid function pointer) excluded"
             }
         }
     }
