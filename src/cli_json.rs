@@ -114,7 +114,24 @@ pub struct ReduceReport {
     pub residual_program: Option<String>,
     pub original: ProgramSize,
     pub residual: ProgramSize,
+    /// How much of the condition the residual keeps; `None` for the identity reducer.
+    pub coverage: Option<ResidualCoverage>,
     pub reduce_time_s: f64,
+}
+
+/// How much of the condition a residual program keeps (`baton reduce --json`): within a size
+/// cap it may track the condition at fewer locations and so cut fewer covered paths than the
+/// exact residual.
+#[derive(Debug, Serialize)]
+pub struct ResidualCoverage {
+    /// Residual locations where the condition is still tracked (the rest is original code).
+    pub tracked_locations: usize,
+    /// Covered transitions the residual does not take.
+    pub cuts_kept: usize,
+    /// The same for the exact residual (without a cap).
+    pub cuts_exact: usize,
+    /// `cuts_kept / cuts_exact` (1 when the exact residual cuts nothing).
+    pub cuts_kept_fraction: f64,
 }
 
 /// One executable of an adapter in `baton tools --json`.

@@ -51,6 +51,21 @@ fn every_subcommand_prints_a_versioned_document() {
     let reduce = json_ok(&["reduce", "safe.c", "--condition", "safe.graphml"], d);
     assert!(reduce["residual_program"].as_str().is_some(), "{reduce}");
     assert!(reduce["original"]["locations"].as_u64().unwrap() > 0, "{reduce}");
+    // A fully verified condition leaves nothing to track and nothing the cap could drop.
+    assert_eq!(reduce["coverage"]["tracked_locations"], 0, "{reduce}");
+    assert_eq!(reduce["coverage"]["cuts_kept_fraction"], 1.0, "{reduce}");
+    let identity = json_ok(
+        &[
+            "reduce",
+            "safe.c",
+            "--condition",
+            "safe.graphml",
+            "--reducer",
+            "identity",
+        ],
+        d,
+    );
+    assert!(identity["coverage"].is_null(), "{identity}");
 
     let flow = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/native.yaml");
     let run = json_ok(&["run", flow.to_str().unwrap(), "buggy.yml"], d);

@@ -63,14 +63,14 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
             (
                 emit_c(&capped.residual.program),
                 Some(capped.residual.program),
-                coverage,
+                Some(coverage),
             )
         }
         "identity" => {
             condition.validate(&program).map_err(Failure::input)?;
             let text = std::fs::read_to_string(&program.files[0])
                 .map_err(|e| Failure::other(format!("{}: cannot read: {e}", program.files[0])))?;
-            (text, None, Default::default())
+            (text, None, None)
         }
         other => {
             return Err(Failure::input(format!(
@@ -108,6 +108,12 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
             output,
             original,
             residual,
+            coverage: coverage.as_ref().map(|(kept, exact)| cli_json::ResidualCoverage {
+                tracked_locations: kept.precise,
+                cuts_kept: kept.cuts,
+                cuts_exact: exact.cuts,
+                cuts_kept_fraction: kept.cuts_fraction(exact),
+            }),
             reduce_time_s: elapsed.as_secs_f64(),
         };
         outln!("{}", document(&report).map_err(Failure::other)?);
@@ -117,6 +123,8 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
         out!("{text}");
     }
     if args.stats {
+        // The identity reducer tracks nothing and cuts nothing.
+        let coverage = coverage.unwrap_or_default();
         let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         eprintln!(
             "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations; kept {} of {} cuts ({:.1}%), {} of {} precise locations",
