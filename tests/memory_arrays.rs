@@ -183,7 +183,7 @@ fn array_misuse_gets_one_line_errors() {
             "e.c:2: error: array designator outside the array",
         ),
         (
-            "int main(void) {\n  int a[3][2];\n  return a[1] == 0;\n}\n",
+            "struct s { int a[2]; };\nint f(struct s v) {\n  int *p = v.a;\n  return *p;\n}\nint main(void) {\n  struct s x = {{1, 2}};\n  return f(x);\n}\n",
             "e.c:3: unsupported: array used as a value (decay to a pointer)",
         ),
     ];

@@ -235,8 +235,12 @@ fn unmodelled_struct_uses_get_one_line_errors() {
             "e.c:2: unsupported: struct used as a value (returned, cast or compared; only assignment, initialisation, passing and member access are modelled)",
         ),
         (
-            "struct s { int a; };\nint main(void) {\n  struct s v = {1};\n  struct s *p = &v;\n  return p->a;\n}\n",
-            "e.c:4: unsupported: address of a struct or union variable",
+            "struct s { int a; };\nint f(struct s v) {\n  struct s *p = &v;\n  return p->a;\n}\nint main(void) {\n  struct s x = {1};\n  return f(x);\n}\n",
+            "e.c:3: unsupported: address of a struct or union variable",
+        ),
+        (
+            "struct s { int a; };\nint main(void) {\n  static struct s v;\n  struct s *p = &v;\n  return p->a;\n}\n",
+            "e.c:3: unsupported: address of a static local struct",
         ),
         (
             "struct s { int a : 3; };\nint main(void) {\n  struct s v;\n  return 0;\n}\n",
