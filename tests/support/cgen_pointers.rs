@@ -24,13 +24,15 @@
 //! printed (Baton's addresses are not gcc's, by design): `main` returns a hash of every
 //! object's elements, pointer differences, comparison results and `sizeof`s.
 //!
-//! Left out because Baton does not model them (each is `unsupported` with its line, see
-//! `src/frontend/lower/pointer.rs`): the address of a whole struct variable or array of
-//! structs element (`&s`, `&la[i]`; named structs are flattened into one variable per
-//! member, so struct pointers here point to heap structs), decay of an array that is a
-//! struct member or a row of a two-dimensional array (`s.arr`, `m[1]`; the generator writes
-//! `&s.arr[0]`), struct values copied through pointers (`*q = *r`), growing a `calloc` block
-//! with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
+//! Named structs in memory (`src/frontend/lower/boxed.rs`): pointers to the whole local struct
+//! (`sp = &s`, then `sp->m`, `(*sp).m`), to an element of a decayed array of structs
+//! (`lp = la`, `lp[k].m`, `(lp + k)->m`) and to a global struct; struct copies through pointers
+//! (`t = *r`, `la[i] = *r`, `*r = la[0]`, `*d = *s` in a helper, a struct argument `*prp`); a
+//! row of a two-dimensional array decaying (`m[r]`, `*(m + r)`, through `int (*row)[3]`); a
+//! variable-length array decaying.
+//!
+//! Left out because Baton does not model it (`unsupported` with its line): growing a `calloc`
+//! block with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
 //! relational comparison of pointers to members of *different* elements of an array of
 //! structs (Baton keeps each member in its own array over the elements, so
 //! `&la[1].a < &la[0].b` is not C's answer; members of one struct or one element compare as

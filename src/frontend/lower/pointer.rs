@@ -5,9 +5,9 @@
 //! The object a pointer expression designates is an address and a C type; a scalar one is a
 //! [`Place::Deref`], read and written by `LoadPtr` and `StorePtr` edges. A struct reached
 //! through a pointer has no variables: its members are at the offsets of gcc's layout, so
-//! `p->f` is the address `p + offsetof(f)`. Named variables are flattened (one variable per
-//! struct member), so the address of a member or element is taken, never that of a whole
-//! struct variable.
+//! `p->f` is the address `p + offsetof(f)`. Flattened struct variables (one variable per
+//! member) give addresses of scalar members and elements; a struct whose address is taken as a
+//! whole lives in memory ([`super::boxed`]) and is reached like any object through a pointer.
 
 use super::array::Place;
 use super::*;

@@ -9,9 +9,11 @@
 //! ([`crate::cfa::memory`]), and an out-of-bounds index is caught per dimension as for arrays.
 //! The byte layout (`sizeof`, padding) follows gcc in both data models
 //! ([`crate::cfa::memory::record_layout`]); no value depends on it, as nothing reads a struct's
-//! bytes. Struct assignment and initialisation copy leaf by leaf, and a struct parameter is
-//! one parameter per leaf; a struct used as a value otherwise (returned by value, through a
-//! pointer) is `unsupported`.
+//! bytes. Struct assignment and initialisation copy leaf by leaf (also from and to memory
+//! through pointers, see [`super::boxed`]), and a struct parameter is one parameter per leaf; a
+//! struct used as a value otherwise (returned by value, cast, compared) is `unsupported`. A
+//! record whose address is taken as a whole, or an array of structs that decays to a pointer,
+//! is not flattened: it lives in memory ([`super::boxed`]).
 
 use super::array::Place;
 use super::decls::MemberDecl;
