@@ -370,7 +370,7 @@ impl Lowerer<'_> {
             if b.node.operator.node != BinaryOperator::Index {
                 break;
             }
-            subscripts.push(&b.node.rhs);
+            subscripts.push(&*b.node.rhs);
             base = &b.node.lhs;
         }
         if subscripts.is_empty() {
@@ -420,7 +420,7 @@ impl Lowerer<'_> {
         &mut self,
         array: VarId,
         t: CType,
-        subscripts: &[&Box<Node<Expression>>],
+        subscripts: &[&Node<Expression>],
         at: usize,
     ) -> Result<(Place, CType)> {
         let mut address = self.address_of_var(array, at)?;
