@@ -493,12 +493,21 @@ fn interpreter_agrees_with_gcc_on_pointer_programs() {
         };
         let n = out.programs.len();
         eprintln!(
-            "{n} pointer programs: {} with a linked list, {} realloc, {} pointers to pointers",
+            "{n} pointer programs: {} with a linked list, {} realloc, {} pointers to pointers, \
+             {} pointers to a whole local struct, {} a decayed array of structs, {} struct copies \
+             through pointers, {} decayed rows, {} decayed variable-length arrays",
             with("*head"),
             with("realloc("),
-            with(" **pp")
+            with(" **pp"),
+            with("*sp = &s;"),
+            with("*lp = la;"),
+            with("= *r;"),
+            with("_row)[3]"),
+            with("int vl")
         );
-        // The generator keeps exercising lists, realloc and pointers to pointers.
+        // The generator keeps exercising lists, realloc, pointers to pointers and named
+        // structs in memory.
         assert!(n < 20 || (with("*head") * 3 > n && with("realloc(") * 5 > n && with(" **pp") * 3 > n));
+        assert!(n < 20 || (with("*sp = &s;") * 4 > n && with("*lp = la;") * 4 > n && with("int vl") * 5 > n));
     }
 }

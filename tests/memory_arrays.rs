@@ -14,7 +14,7 @@ use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use memory_programs::{assert_errors, gcc_compiles, have_gcc, run, verify};
+use memory_programs::{assert_errors, assert_sound, gcc_compiles, have_gcc, run, verify};
 
 fn program(body: &str, model: DataModel) -> Program {
     memory_programs::program("arrays.c", body, model)
@@ -125,19 +125,7 @@ fn analyses_are_sound_on_arrays() {
     for &(name, body, reachable) in CASES {
         let p = program(body, DataModel::ILP32);
         for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
-            let outcome = verify(kind, &p);
-            match outcome.verdict {
-                Verdict::True => assert!(!reachable, "{name}: {kind:?} says true on a reachable error"),
-                Verdict::False => {
-                    assert!(reachable, "{name}: {kind:?} says false on a safe program");
-                    let cex = outcome.counterexample.as_ref().expect("counterexample");
-                    assert!(
-                        run(&p, &cex.inputs).is_error(),
-                        "{name}: {kind:?} counterexample does not replay"
-                    );
-                }
-                Verdict::Unknown => {}
-            }
+            assert_sound(name, kind, &p, reachable, &verify(kind, &p));
         }
     }
 }
@@ -183,8 +171,8 @@ fn array_misuse_gets_one_line_errors() {
             "e.c:2: error: array designator outside the array",
         ),
         (
-            "int main(void) {\n  int a[3][2];\n  return a[1] == 0;\n}\n",
-            "e.c:3: unsupported: array used as a value (decay to a pointer)",
+            "int main(void) {\n  int n = 2;\n  int a[n][n];\n  return a[1] == 0;\n}\n",
+            "e.c:3: unsupported: pointer into a multi-dimensional variable-length array",
         ),
     ];
     assert_errors(&cases);

@@ -6,16 +6,20 @@
 
 #[path = "support/memory_programs.rs"]
 mod memory_programs;
+#[path = "support/res_check.rs"]
+mod res_check;
 
-use baton::analyses::AnalysisKind;
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::Ending;
 use baton::cfa::semantics::UndefinedBehavior;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
+use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
+use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
 use baton::verdict::Verdict;
-use memory_programs::{assert_errors, gcc_compiles, have_gcc, run, verify};
+use memory_programs::{assert_errors, assert_sound, gcc_compiles, have_gcc, run, verify};
 
 fn program(body: &str, model: DataModel) -> Program {
     memory_programs::program("structs.c", body, model)
@@ -178,19 +182,7 @@ fn analyses_are_sound_on_structs() {
         let p = program(body, DataModel::ILP32);
         for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate, AnalysisKind::Chc] {
             let outcome = verify(kind, &p);
-            match outcome.verdict {
-                Verdict::True => assert!(!reachable, "{name}: {kind:?} says true on a reachable error"),
-                Verdict::False => {
-                    assert!(reachable, "{name}: {kind:?} says false on a safe program");
-                    if let Some(cex) = outcome.counterexample.as_ref() {
-                        assert!(
-                            run(&p, &cex.inputs).is_error(),
-                            "{name}: {kind:?} counterexample does not replay"
-                        );
-                    }
-                }
-                Verdict::Unknown => {}
-            }
+            assert_sound(name, kind, &p, reachable, &outcome);
             // The explicit analysis decides these small programs.
             if kind == AnalysisKind::Explicit && decides {
                 let expected = if reachable { Verdict::False } else { Verdict::True };
@@ -235,8 +227,12 @@ fn unmodelled_struct_uses_get_one_line_errors() {
             "e.c:2: unsupported: struct used as a value (returned, cast or compared; only assignment, initialisation, passing and member access are modelled)",
         ),
         (
-            "struct s { int a; };\nint main(void) {\n  struct s v = {1};\n  struct s *p = &v;\n  return p->a;\n}\n",
-            "e.c:4: unsupported: address of a struct or union variable",
+            "struct s { int a; };\nint f(struct s v) {\n  struct s *p = &v;\n  return p->a;\n}\nint main(void) {\n  struct s x = {1};\n  return f(x);\n}\n",
+            "e.c:3: unsupported: address of a struct or union variable",
+        ),
+        (
+            "struct s { int a; };\nint main(void) {\n  static struct s v;\n  struct s *p = &v;\n  return p->a;\n}\n",
+            "e.c:3: unsupported: address of a static local struct",
         ),
         (
             "struct s { int a : 3; };\nint main(void) {\n  struct s v;\n  return 0;\n}\n",
@@ -267,4 +263,304 @@ fn unmodelled_struct_uses_get_one_line_errors() {
         DataModel::ILP32
     )
     .is_ok());
+}
+
+/// Declarations the heap-style programs below use (after the prelude).
+const HEAP_DECLS: &str =
+    "typedef unsigned long size_t;\nextern void *malloc(size_t);\nextern void free(void *);\n";
+
+/// Whole named structs behind pointers (`&l`, `&g_dev`, an array of structs decaying), struct
+/// copies through pointers, a row of a two-dimensional array and a variable-length array
+/// behind pointers: the value gcc computes (219 with `-m32` and `-m64`).
+const IN_MEMORY: &str = "struct node { int data; struct node *next; struct node *prev; };\n\
+struct list { struct node head; int len; };\n\
+static void init(struct list *l) { l->head.next = &l->head; l->head.prev = &l->head; l->len = 0; }\n\
+static void push(struct list *l, int v) {\n  struct node *n = malloc(sizeof *n);\n  \
+n->data = v; n->next = l->head.next; n->prev = &l->head;\n  l->head.next->prev = n; l->head.next = n; l->len++;\n}\n\
+struct ops { int (*probe)(int); int flags; };\n\
+struct dev { int id; struct ops op; struct node cache[3]; };\n\
+static int probe_a(int x) { return x + 1; }\n\
+struct dev g_dev = { 7, { probe_a, 3 } };\n\
+struct pt { int x; long y; char c; };\n\
+int sum(struct pt p) { return p.x + (int)p.y + p.c; }\n\
+int main(void) {\n  struct list l;\n  init(&l);\n  for (int i = 0; i < 4; i++) push(&l, i * 10);\n  int s = 0;\n  \
+for (struct node *p = l.head.next; p != &l.head; p = p->next) s += p->data;\n  \
+struct dev *d = &g_dev;\n  s += d->op.probe(d->id) + (*d).op.flags;\n  \
+struct pt a = {1, 2, 3};\n  struct pt *q = malloc(sizeof(struct pt));\n  *q = a;\n  q->x += 5;\n  \
+struct pt b = *q;\n  s += sum(*q) + b.x;\n  struct pt arr[4];\n  struct pt *pa = arr;\n  \
+for (int i = 0; i < 4; i++) { pa[i].x = i; (pa + i)->y = i * 3; arr[i].c = 1; }\n  \
+s += arr[3].x + (int)arr[2].y + (pa+1)->c;\n  d->cache[1] = l.head;\n  s += d->cache[1].next == l.head.next;\n  \
+struct node *nn = &d->cache[2];\n  nn->data = 99;\n  s += g_dev.cache[2].data;\n  int m[3][4];\n  \
+for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) m[i][j] = i * 4 + j;\n  \
+int *r = m[1]; int (*row)[4] = m;\n  s += r[3] + row[2][1];\n  \
+int n = 6; int vla[n]; int *vp = vla;\n  for (int i = 0; i < n; i++) vp[i] = i; s += vla[5];\n  \
+free(q);\n  return s % 256;\n}\n";
+
+#[test]
+fn named_structs_live_in_memory_at_gccs_layout() {
+    let body = format!("{HEAP_DECLS}{IN_MEMORY}");
+    for model in [DataModel::ILP32, DataModel::LP64] {
+        let p = program(&body, model);
+        assert_eq!(run(&p, &[]), Ending::Returned { value: Some(219) }, "{model}");
+    }
+}
+
+#[test]
+fn misuse_of_structs_in_memory_is_undefined_behaviour() {
+    let ub = |what, line| Ending::UndefinedBehavior { what, line };
+    let cases = [
+        // A pointer to a local struct kept after its function returned.
+        (
+            "struct s { int a; int b; };\nstruct s *keep(void) {\n  struct s v = {1, 2};\n  struct s *p = &v;\n  return p;\n}\n\
+             int main(void) {\n  struct s *p = keep();\n  return p->b;\n}\n",
+            vec![],
+            ub(UndefinedBehavior::DanglingPointer, 12),
+        ),
+        // One element past an array of structs, through a pointer into it.
+        (
+            "struct s { int a; char c; };\nint main(void) {\n  struct s t[3];\n  struct s *p = t;\n  \
+             int i = __VERIFIER_nondet_int();\n  p[i].a = 1;\n  return t[0].a;\n}\n",
+            vec![3],
+            ub(UndefinedBehavior::PointerOutOfBounds, 9),
+        ),
+        (
+            "struct s { int a; char c; };\nint main(void) {\n  struct s *p = 0;\n  return (*p).a;\n}\n",
+            vec![],
+            ub(UndefinedBehavior::NullDereference, 7),
+        ),
+        // A variable-length array behind a pointer: its length bounds the pointer.
+        (
+            "int main(void) {\n  int n = __VERIFIER_nondet_int();\n  int a[n];\n  int *p = a;\n  p[n] = 1;\n  return 0;\n}\n",
+            vec![2],
+            ub(UndefinedBehavior::PointerOutOfBounds, 8),
+        ),
+        (
+            "int main(void) {\n  int n = __VERIFIER_nondet_int();\n  int a[n];\n  int *p = a;\n  return p == 0;\n}\n",
+            vec![0],
+            ub(UndefinedBehavior::ArraySizeNotPositive, 6),
+        ),
+    ];
+    for (body, inputs, expected) in cases {
+        for model in [DataModel::ILP32, DataModel::LP64] {
+            let p = program(body, model);
+            assert_eq!(run(&p, &inputs), expected, "{model}:\n{body}");
+        }
+    }
+}
+
+/// Programs in the style of sv-benchmarks' list-properties (a doubly linked list with a sentinel
+/// node inside a struct), heap-manipulation (tree insertion through a pointer to a pointer), ldv
+/// (a driver struct with an ops struct of function pointers, a nested anonymous struct) and
+/// product-lines (feature flags, messages copied into clients' inboxes): (name, body, an input
+/// list reaching the error). The line marked `/* bug */` is the error; without it the program is safe.
+const HEAP_STYLE: &[(&str, &str, &[i128])] = &[
+    (
+        "dll",
+        "struct node { int data; struct node *next; struct node *prev; };\n\
+struct list { struct node head; int len; };\n\
+static void list_init(struct list *l) { l->head.next = &l->head; l->head.prev = &l->head; l->len = 0; }\n\
+static void list_add(struct list *l, int v) {\n\
+  struct node *n = malloc(sizeof(struct node));\n\
+  n->data = v; n->prev = l->head.prev; n->next = &l->head;\n\
+  l->head.prev->next = n; l->head.prev = n; l->len++;\n\
+}\n\
+int main(void) {\n\
+  struct list l;\n\
+  list_init(&l);\n\
+  int n = __VERIFIER_nondet_int();\n\
+  if (n < 0 || n > 4) return 0;\n\
+  for (int i = 0; i < n; i++) list_add(&l, i == 2 ? 7 : 1);\n\
+  int count = 0, sum = 0;\n\
+  for (struct node *p = l.head.next; p != &l.head; p = p->next) { count++; sum += p->data; }\n\
+  if (count != l.len || l.head.prev->next != &l.head) reach_error();\n\
+  if (sum == 9) reach_error(); /* bug */\n\
+  while (l.head.next != &l.head) { struct node *x = l.head.next; l.head.next = x->next; free(x); }\n\
+  return 0;\n\
+}\n",
+        &[3],
+    ),
+    (
+        "tree",
+        "struct tree { int key; struct tree *left, *right; };\n\
+static void insert(struct tree **root, int k) {\n\
+  struct tree **p = root;\n\
+  while (*p) p = k < (*p)->key ? &(*p)->left : &(*p)->right;\n\
+  *p = malloc(sizeof **p);\n\
+  (*p)->key = k; (*p)->left = 0; (*p)->right = 0;\n\
+}\n\
+int main(void) {\n\
+  struct tree *root = 0;\n\
+  int a = __VERIFIER_nondet_int(), b = __VERIFIER_nondet_int();\n\
+  insert(&root, 5); insert(&root, a); insert(&root, b);\n\
+  struct tree top = *root;\n\
+  if (top.key != 5 || (top.left && top.left->key >= 5)) reach_error();\n\
+  if (root->left && root->left->right && root->left->right->key == 4) reach_error(); /* bug */\n\
+  return 0;\n\
+}\n",
+        &[3, 4],
+    ),
+    (
+        "driver",
+        "struct dev;\n\
+struct ops { int (*probe)(struct dev *); void (*remove)(struct dev *); };\n\
+struct dev { int id; int state; const struct ops *ops; struct { int irq; int flags; } res; };\n\
+static int my_probe(struct dev *d) { if (d->res.irq < 0) return -1; d->state = 1; return 0; }\n\
+static void my_remove(struct dev *d) { d->state = 0; }\n\
+static const struct ops my_ops = { my_probe, my_remove };\n\
+struct dev g_dev;\n\
+int main(void) {\n\
+  struct dev *d = &g_dev;\n\
+  d->ops = &my_ops;\n\
+  d->res.irq = __VERIFIER_nondet_int();\n\
+  int r = d->ops->probe(d);\n\
+  if (r == 0 && d->state != 1) reach_error();\n\
+  if (r == 0) {\n\
+    struct dev copy = *d;\n\
+    d->ops->remove(d);\n\
+    if (copy.state == 1 && g_dev.state == 0 && copy.res.irq == 13) reach_error(); /* bug */\n\
+  }\n\
+  return 0;\n\
+}\n",
+        &[13],
+    ),
+    (
+        "product",
+        "int feature_encrypt, feature_sign;\n\
+struct msg { int id; int encrypted; int signed_by; struct msg *next; };\n\
+struct client { int key; struct msg inbox[3]; int count; };\n\
+static void deliver(struct client *c, struct msg *m) { if (c->count < 3) { c->inbox[c->count] = *m; c->count++; } }\n\
+static void send(struct client *from, struct client *to, int id) {\n\
+  struct msg m = { id, 0, 0, 0 };\n\
+  if (feature_encrypt) m.encrypted = from->key;\n\
+  if (feature_sign) m.signed_by = from->key;\n\
+  deliver(to, &m);\n\
+}\n\
+struct client clients[2];\n\
+int main(void) {\n\
+  feature_encrypt = __VERIFIER_nondet_int();\n\
+  feature_sign = __VERIFIER_nondet_int();\n\
+  struct client *alice = &clients[0], *bob = clients + 1;\n\
+  alice->key = 11; bob->key = 22;\n\
+  send(alice, bob, 1); send(bob, alice, 2);\n\
+  struct msg *last = &bob->inbox[bob->count - 1];\n\
+  if (feature_encrypt && last->encrypted != alice->key) reach_error();\n\
+  if (feature_sign && !feature_encrypt && last->signed_by == 11) reach_error(); /* bug */\n\
+  return 0;\n\
+}\n",
+        &[0, 1],
+    ),
+];
+
+/// The buggy (`reachable`) or safe variant of a [`HEAP_STYLE`] program.
+fn heap_style(body: &str, reachable: bool, model: DataModel) -> Program {
+    let text = if reachable {
+        body.to_string()
+    } else {
+        body.replace("reach_error(); /* bug */", "abort(); /* bug */")
+    };
+    program(&format!("{HEAP_DECLS}{text}"), model)
+}
+
+#[test]
+fn analyses_are_sound_on_heap_style_programs() {
+    for &(name, body, bug) in HEAP_STYLE {
+        for reachable in [true, false] {
+            let p = heap_style(body, reachable, DataModel::ILP32);
+            assert_eq!(run(&p, bug).is_error(), reachable, "{name}: the bug input");
+            for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
+                let outcome = verify(kind, &p);
+                assert_sound(name, kind, &p, reachable, &outcome);
+                // The explicit analysis tracks the heap: it finds these bugs.
+                if kind == AnalysisKind::Explicit && reachable && name != "driver" {
+                    assert_eq!(outcome.verdict, Verdict::False, "{name}: {}", outcome.reason);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn heap_style_programs_emit_compilable_c_that_reads_back() {
+    if !have_gcc() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let in_memory = format!("{HEAP_DECLS}{IN_MEMORY}");
+    let programs = HEAP_STYLE
+        .iter()
+        .map(|&(name, body, bug)| (name, format!("{HEAP_DECLS}{body}"), bug))
+        .chain([("in_memory", in_memory, &[][..])]);
+    for (name, text, bug) in programs {
+        for model in [DataModel::ILP32, DataModel::LP64] {
+            let p = program(&text, model);
+            let c = emit_c(&p);
+            match gcc_compiles(&c, name, model, dir.path()) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(stderr) => panic!("{name} ({model}) does not compile:\n{stderr}\n{c}"),
+            }
+            // Read back, `alloca` storage is indeterminate: `in_memory` copies a member never
+            // written (0 to Baton's interpreter, as for an uninitialised local).
+            if name == "in_memory" {
+                continue;
+            }
+            let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for inputs in [bug.to_vec(), vec![], vec![0, 0], vec![2, 1], vec![-1, 9]] {
+                assert_eq!(
+                    format!("{:?}", run(&back, &inputs)).split(" line").next(),
+                    format!("{:?}", run(&p, &inputs)).split(" line").next(),
+                    "{name} ({model}) on {inputs:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn residuals_of_cut_explicit_runs_compile_and_satisfy_res() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut violations = Vec::new();
+    let mut tally = res_check::Tally::default();
+    for (k, &(name, body, bug)) in HEAP_STYLE.iter().enumerate() {
+        for reachable in [true, false] {
+            let p = heap_style(body, reachable, DataModel::ILP32);
+            let mut inputs = res_check::input_lists(&p, 0x57 + k as u64, 40);
+            inputs.push(bug.to_vec());
+            for give_up in ["path-length=25", "reached-states=40", "repeating-locations=2"] {
+                let options = AnalysisOptions {
+                    give_up: vec![give_up.parse::<GiveUp>().expect("give-up")],
+                    ..Default::default()
+                };
+                let condition = run_analysis(AnalysisKind::Explicit, &p, &options, None).condition;
+                let label = format!(
+                    "{name} ({}) / explicit {give_up}",
+                    if reachable { "buggy" } else { "safe" }
+                );
+                let residual = reduce(&p, &condition, DEFAULT_MAX_LOCATIONS)
+                    .unwrap_or_else(|e| panic!("{label}: reduce failed: {e}"));
+                let mut local = res_check::Tally::default();
+                violations.extend(res_check::check_res(
+                    &label,
+                    &p,
+                    &condition,
+                    &residual.program,
+                    &inputs,
+                    res_check::ORIGINAL_STEPS,
+                    &mut local,
+                    res_check::CoveredRuns::MustBeCut,
+                ));
+                tally += local;
+                if have_gcc() {
+                    let c = emit_c(&residual.program);
+                    if let Err(stderr) = gcc_compiles(&c, name, DataModel::ILP32, dir.path()) {
+                        panic!("{label}: the residual does not compile:\n{stderr}\n{c}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+    // Not vacuous: covered and uncovered runs, errors in the residuals.
+    assert!(tally.covered > 0 && tally.covered < tally.runs, "{tally:?}");
+    assert!(tally.residual_errors > 0, "{tally:?}");
 }

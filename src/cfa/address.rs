@@ -24,8 +24,9 @@
 //! A struct in a heap block has no variables of its own: its members are the block's bytes at
 //! the offsets of gcc's layout ([`super::memory::record_layout`]), which the frontend adds to
 //! the block's address. A named struct is flattened into one variable per member, so only
-//! addresses of its members are taken, never the address of the whole (that would need the
-//! members at layout offsets of one object).
+//! addresses of its members are taken; a named struct (or array of structs, or variable-length
+//! array) whose address is taken as a whole is a block of its own instead
+//! ([`super::AllocKind::Automatic`], made by its declaration), with the same layout.
 
 use super::types::IntType;
 use super::{Program, VarId};

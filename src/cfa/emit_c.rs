@@ -358,7 +358,9 @@ pub fn emit_c(program: &Program) -> String {
                         let call = match kind {
                             AllocKind::Malloc => format!("malloc({})", expr(size)),
                             AllocKind::Calloc => format!("calloc(1, {})", expr(size)),
-                            AllocKind::Alloca => format!("__builtin_alloca({})", expr(size)),
+                            AllocKind::Alloca | AllocKind::Automatic => {
+                                format!("__builtin_alloca({})", expr(size))
+                            }
                             AllocKind::Realloc { from } => {
                                 format!("realloc((void *){}, {})", expr(from), expr(size))
                             }

@@ -488,6 +488,8 @@ impl Run<'_> {
             AllocKind::Alloca => self
                 .heap
                 .allocate(Some(size), Fill::Uninitialized, Some(self.depth)),
+            // Read before written, it is 0, as an uninitialised local variable is.
+            AllocKind::Automatic => self.heap.allocate(Some(size), Fill::Zero, Some(self.depth)),
             AllocKind::Realloc { from } => match self.pointer(from, line)? {
                 0 => self.heap.allocate(Some(size), Fill::Uninitialized, None),
                 a => self.heap.reallocate(a, Some(size)),

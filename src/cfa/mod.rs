@@ -195,6 +195,11 @@ pub enum AllocKind {
     Calloc,
     /// `alloca`: contents indeterminate, freed when the calling function returns.
     Alloca,
+    /// The storage of a named local object that lives in memory (a struct whose address is
+    /// taken, say): as `alloca`, but reading a member never written is no undefined behaviour
+    /// — like an uninitialised local, it reads 0 on the interpreter and any value in the
+    /// analyses.
+    Automatic,
     /// `realloc(from, size)`: the block at `from` (a null `from` is `malloc`) moves to a new
     /// block of `size` bytes, keeping what fits.
     Realloc { from: Expr },
@@ -206,7 +211,7 @@ impl AllocKind {
         match self {
             AllocKind::Malloc => "malloc",
             AllocKind::Calloc => "calloc",
-            AllocKind::Alloca => "alloca",
+            AllocKind::Alloca | AllocKind::Automatic => "alloca",
             AllocKind::Realloc { .. } => "realloc",
         }
     }

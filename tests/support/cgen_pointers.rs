@@ -24,13 +24,15 @@
 //! printed (Baton's addresses are not gcc's, by design): `main` returns a hash of every
 //! object's elements, pointer differences, comparison results and `sizeof`s.
 //!
-//! Left out because Baton does not model them (each is `unsupported` with its line, see
-//! `src/frontend/lower/pointer.rs`): the address of a whole struct variable or array of
-//! structs element (`&s`, `&la[i]`; named structs are flattened into one variable per
-//! member, so struct pointers here point to heap structs), decay of an array that is a
-//! struct member or a row of a two-dimensional array (`s.arr`, `m[1]`; the generator writes
-//! `&s.arr[0]`), struct values copied through pointers (`*q = *r`), growing a `calloc` block
-//! with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
+//! Named structs in memory (`src/frontend/lower/boxed.rs`): pointers to the whole local struct
+//! (`sp = &s`, then `sp->m`, `(*sp).m`), to an element of a decayed array of structs
+//! (`lp = la`, `lp[k].m`, `(lp + k)->m`) and to a global struct; struct copies through pointers
+//! (`t = *r`, `la[i] = *r`, `*r = la[0]`, `*d = *s` in a helper, a struct argument `*prp`); a
+//! row of a two-dimensional array decaying (`m[r]`, `*(m + r)`, through `int (*row)[3]`); a
+//! variable-length array decaying.
+//!
+//! Left out because Baton does not model it (`unsupported` with its line): growing a `calloc`
+//! block with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
 //! relational comparison of pointers to members of *different* elements of an array of
 //! structs (Baton keeps each member in its own array over the elements, so
 //! `&la[1].a < &la[0].b` is not C's answer; members of one struct or one element compare as
@@ -323,9 +325,34 @@ impl PointerGen {
             let m = format!("m{k}");
             self.line(format!("{c} {m}[2][3] = {{ {{ 1, 2, 3 }}, {{ 4, 5 }} }};"));
             let r = self.rng.below(2);
+            // The row decays (`m[r]`, `*(m + r)`), or is reached through a pointer to a row.
+            let mut base = vec![
+                format!("&{m}[{r}][0]"),
+                format!("{m}[{r}]"),
+                format!("*({m} + {r})"),
+            ];
+            if self.rng.chance(50) {
+                self.line(format!("{c} (*{m}_row)[3] = {m};"));
+                base.push(format!("{m}_row[{r}]"));
+            }
             self.objs.push(Obj {
-                base: vec![format!("&{m}[{r}][0]")],
+                base,
                 elem: format!("{m}[{r}][{{}}]"),
+                ty,
+                len: 3,
+                aggregate: None,
+            });
+        }
+        // A variable-length array (of length 3, not known to the compiler), decaying.
+        if self.rng.chance(40) {
+            let vl = format!("vl{k}");
+            let init = self.conv(ty, &format!("v{} + (unsigned int) i", k % 3));
+            self.line(format!("int {vl}_n = 3 + (int) (v1 & 0u);"));
+            self.line(format!("{c} {vl}[{vl}_n];"));
+            self.line(format!("for (int i = 0; i < {vl}_n; i++) {vl}[i] = {init};"));
+            self.objs.push(Obj {
+                base: vec![vl.clone(), format!("&{vl}[0]")],
+                elem: format!("{vl}[{{}}]"),
                 ty,
                 len: 3,
                 aggregate: None,
@@ -785,6 +812,17 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
     g.lines.push(format!(
         "int {p}len(struct {p}node *n) {{ return n ? 1 + {p}len(n->next) : 0; }}"
     ));
+    g.lines
+        .push(format!("struct {p}rec {p}gs = {{ 5, 6, {{ 7 }} }};"));
+    g.lines.push(format!(
+        "void {p}copy_rec(struct {p}rec *d, const struct {p}rec *s) {{ *d = *s; }}"
+    ));
+    g.lines
+        .push(format!("struct {p}pair {{ {} x; {} y; }};", g.c(t0), g.c(t1)));
+    g.lines.push(format!("struct {p}pair {p}gpair = {{ 3, 4 }};"));
+    g.lines.push(format!(
+        "unsigned int {p}pair_sum(struct {p}pair q) {{ return (unsigned int) q.x * 3u + (unsigned int) q.y; }}"
+    ));
     for (k, &ty) in types.iter().enumerate() {
         let init = if g.rng.chance(50) { " = { 9, 8, 7 }" } else { "" };
         g.lines.push(format!("{} {p}g{k}[4]{init};", g.c(ty)));
@@ -803,6 +841,27 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
     // Struct objects: a local struct, an array of structs, two linked heap structs.
     g.line(format!("struct {p}rec s = {{ 0 }};"));
     g.line(format!("struct {p}rec la[2] = {{ {{ 1, 2, {{ 3 }} }} }};"));
+    // Struct pointers to named structs: the whole local, an element of the decayed array of
+    // structs, the global.
+    let mut roots = vec!["s.".to_string(), format!("la[{}].", g.rng.below(2))];
+    if g.rng.chance(50) {
+        g.line(format!("struct {p}rec *sp = &s;"));
+        roots.push(if g.rng.chance(50) { "sp->" } else { "(*sp)." }.into());
+    }
+    if g.rng.chance(50) {
+        g.line(format!("struct {p}rec *lp = la;"));
+        let k = g.rng.below(2);
+        roots.push(if g.rng.chance(50) {
+            format!("lp[{k}].")
+        } else {
+            format!("(lp + {k})->")
+        });
+    }
+    if g.rng.chance(50) {
+        g.line(format!("struct {p}rec *gp = &{p}gs;"));
+        roots.push("gp->".into());
+        roots.push(format!("{p}gs."));
+    }
     let a = g.conv(t0, "v1 + 1u");
     let b = g.conv(t1, "v2 + 2u");
     let alloc = if g.rng.chance(50) {
@@ -819,10 +878,32 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         g.frees.push("r2".into());
     }
     g.frees.push("r".into());
+    // Struct copies through pointers (every member of `*r` is written; `r->link` stays `r`).
+    if g.rng.chance(50) {
+        g.line(format!("struct {p}rec t = *r;"));
+        roots.push("t.".into());
+    }
+    match g.rng.below(4) {
+        0 => g.line("la[v0 % 2u] = *r;"),
+        1 => g.line("*r = la[0]; r->link = r;"),
+        2 => g.line(format!("{p}copy_rec(&la[1], r);")),
+        _ => g.line(format!("{p}copy_rec(r, &s); r->link = r;")),
+    }
+    if g.rng.chance(50) {
+        g.line(format!(
+            "struct {p}pair pr = {{ {}, {} }};",
+            g.conv(t0, "v2"),
+            g.conv(t1, "v0")
+        ));
+        g.line(format!("struct {p}pair *prp = &pr;"));
+        g.line(format!("acc = acc * 31u + {p}pair_sum(*prp);"));
+        g.line(format!("*prp = {p}gpair;"));
+        g.line(format!("acc = acc * 31u + {p}pair_sum(pr);"));
+    }
     for &ty in &types {
-        g.member_objects("s.", ty, &member_types);
-        let element = format!("la[{}].", g.rng.below(2));
-        g.member_objects(&element, ty, &member_types);
+        for root in roots.clone() {
+            g.member_objects(&root, ty, &member_types);
+        }
         g.member_objects("r->", ty, &member_types);
     }
     // Pointer variables: two or three per type, maybe a pointer to one of them.

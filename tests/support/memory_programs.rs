@@ -9,6 +9,7 @@ use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
+use baton::verdict::Verdict;
 use std::path::Path;
 use std::process::Command;
 
@@ -35,6 +36,26 @@ pub fn verify(kind: AnalysisKind, p: &Program) -> AnalysisOutcome {
         ..Default::default()
     };
     run_analysis(kind, p, &options, None)
+}
+
+/// Checks a verdict on `p` against whether its error is `reachable`: no wrong `true` or
+/// `false`, and every `false`'s counterexample replays to the error.
+pub fn assert_sound(name: &str, kind: AnalysisKind, p: &Program, reachable: bool, outcome: &AnalysisOutcome) {
+    match outcome.verdict {
+        Verdict::True => assert!(!reachable, "{name}: {kind:?} says true on a reachable error"),
+        Verdict::False => {
+            assert!(reachable, "{name}: {kind:?} says false on a safe program");
+            let cex = outcome
+                .counterexample
+                .as_ref()
+                .expect("a false has a counterexample");
+            assert!(
+                run(p, &cex.inputs).is_error(),
+                "{name}: {kind:?} counterexample does not replay"
+            );
+        }
+        Verdict::Unknown => {}
+    }
 }
 
 /// Whether gcc is on PATH (printing why a test is skipped when it is not).

@@ -99,6 +99,8 @@ impl KnownHeap {
             // The analysis does not count calls: the block stays live after its function
             // returns (an access then is undefined behaviour, so no execution is lost).
             AllocKind::Alloca => heap.allocate(size, Fill::Uninitialized, Some(usize::MAX)),
+            // Read before written, it holds any value, as an uninitialised local does.
+            AllocKind::Automatic => heap.allocate(size, Fill::Unknown, Some(usize::MAX)),
             AllocKind::Realloc { .. } => match from.map(u64::try_from) {
                 Some(Ok(0)) => heap.allocate(size, Fill::Uninitialized, None),
                 Some(Ok(a)) => heap.reallocate(a, size),

@@ -76,7 +76,7 @@ impl Lowerer<'_> {
     /// The element type and shape of an array variable of type `t`; an unspecified outermost
     /// length takes the length of the initializer list `init`. Variable lengths are evaluated
     /// here, each into a fresh variable (so this emits edges in a function).
-    fn array_shape(
+    pub(super) fn array_shape(
         &mut self,
         t: &CType,
         init: Option<&Node<Initializer>>,
@@ -178,6 +178,7 @@ impl Lowerer<'_> {
             address: None,
             array: Some(shape.clone()),
         });
+        self.declared_at.insert(v, at);
         self.bind(name, Sym::Var(v, t));
         self.pos = at;
         if let Some(bytes) = string {
@@ -369,7 +370,7 @@ impl Lowerer<'_> {
             if b.node.operator.node != BinaryOperator::Index {
                 break;
             }
-            subscripts.push(&b.node.rhs);
+            subscripts.push(&*b.node.rhs);
             base = &b.node.lhs;
         }
         if subscripts.is_empty() {
@@ -379,7 +380,7 @@ impl Lowerer<'_> {
         let at = e.span.start;
         let (array, t) = match &base.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name).cloned() {
-                Some(Sym::Var(_, CType::Ptr(_))) => return self.pointed_place(e),
+                Some(Sym::Var(_, CType::Ptr(_))) | Some(Sym::Boxed(..)) => return self.pointed_place(e),
                 Some(Sym::Var(v, t)) => (v, t),
                 Some(Sym::Unmodelled(what)) => return Err(self.unsupported(at, what)),
                 _ => return Err(self.unsupported(at, "subscript of something other than an array")),
@@ -391,7 +392,7 @@ impl Lowerer<'_> {
             return Err(self.malformed(at, "subscripted value is not an array"));
         };
         if subscripts.len() < dims.len() {
-            return Err(self.unsupported(at, "array used as a value (decay to a pointer)"));
+            return self.sub_array(array, t, &subscripts, at).map(Some);
         }
         if subscripts.len() > dims.len() {
             // An element of an array of pointers subscripted (`pa[i][j]`): what it points to.
@@ -411,6 +412,47 @@ impl Lowerer<'_> {
         }
         self.pos = at;
         Ok(Some((Place::Element { array, index }, elem)))
+    }
+
+    /// The sub-array `array[i]...` (fewer subscripts than dimensions) of an array of scalars,
+    /// as memory at its address.
+    fn sub_array(
+        &mut self,
+        array: VarId,
+        t: CType,
+        subscripts: &[&Node<Expression>],
+        at: usize,
+    ) -> Result<(Place, CType)> {
+        let mut address = self.address_of_var(array, at)?;
+        let mut t = t;
+        for s in subscripts {
+            let CType::Array(inner, _) = t else {
+                return Err(self.malformed(at, "subscripted value is not an array"));
+            };
+            let i = self.rvalue(s)?;
+            if i.pointee.is_some() {
+                return Err(self.malformed(s.span.start, "array subscript is a pointer"));
+            }
+            address = self.offset_by(address, i.e, &inner, at)?;
+            t = *inner;
+        }
+        Ok((Place::Deref { address }, t))
+    }
+
+    /// The value of an object at a place: an array decays to its address, anything else is
+    /// read.
+    pub(super) fn place_value(&mut self, place: Place, t: CType, at: usize) -> Result<Val> {
+        if let (Place::Deref { address }, CType::Array(elem, _)) = (&place, &t) {
+            return Ok(Val {
+                e: address.clone(),
+                pointee: Some(self.complete((**elem).clone())),
+            });
+        }
+        let ty = self.value_type(&t, at)?;
+        Ok(Val {
+            e: self.read_place(&place, ty)?,
+            pointee: t.pointee(),
+        })
     }
 
     /// The current value of a place (a `Load` into a temporary for an element).

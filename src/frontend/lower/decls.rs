@@ -278,6 +278,11 @@ impl Lowerer<'_> {
                 if d.node.derived.is_empty() {
                     return self.declarator(base, inner);
                 }
+                // `int (*row)[4]`: a pointer to an array.
+                if !has(&inner.node, &is_array) && d.node.derived.iter().all(|x| is_array(&x.node)) {
+                    let t = self.array_type(base, &d.node.derived)?;
+                    return self.declarator(t, inner);
+                }
                 if has(&d.node, &is_array) || has(&inner.node, &is_array) {
                     return Ok((
                         declarator_name(inner),
@@ -455,6 +460,9 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
+        if self.lives_in_memory(offset) && !is_extern {
+            return self.boxed_global(unique, source, t, init, offset);
+        }
         if is_record(&t) {
             return self.global_record(unique, source, t, init, is_extern, offset);
         }
@@ -518,7 +526,7 @@ impl Lowerer<'_> {
     }
 
     /// A new global variable; `unique` is its program-wide name.
-    fn new_global(
+    pub(super) fn new_global(
         &mut self,
         unique: &str,
         source: &str,
@@ -543,11 +551,16 @@ impl Lowerer<'_> {
     /// Makes a global visible: at file scope under its source name, and in the current block
     /// (a `static` or `extern` local).
     pub(super) fn bind_global(&mut self, unique: &str, source: &str, id: VarId, t: CType) {
+        self.bind_global_sym(unique, source, Sym::Var(id, t));
+    }
+
+    /// Makes a global's symbol visible, as [`Lowerer::bind_global`] does.
+    pub(super) fn bind_global_sym(&mut self, unique: &str, source: &str, sym: Sym) {
         if self.scopes.len() == 1 || unique == source {
-            self.scopes[0].insert(source.to_string(), Sym::Var(id, t.clone()));
+            self.scopes[0].insert(source.to_string(), sym.clone());
         }
         if self.scopes.len() > 1 {
-            self.bind(source, Sym::Var(id, t));
+            self.bind(source, sym);
         }
     }
 
@@ -741,6 +754,7 @@ impl Lowerer<'_> {
         self.fs()?.param_scope = self.scopes.len() - 1;
         self.functions[id.index()].params = params;
         if name == "main" {
+            self.allocate_boxed_globals()?;
             self.assign_function_initials()?;
         }
         self.stmt(&fd.node.statement)?;
@@ -838,6 +852,9 @@ impl Lowerer<'_> {
                         false,
                         id.span.start,
                     )?;
+                }
+                _ if self.lives_in_memory(id.span.start) => {
+                    self.boxed_local(&name, t, id.node.initializer.as_ref(), id.span.start)?;
                 }
                 _ if is_record(&t) => {
                     self.local_record(&name, t, id.node.initializer.as_ref(), id.span.start)?;

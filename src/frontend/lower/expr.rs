@@ -16,8 +16,12 @@ impl Lowerer<'_> {
     pub(super) fn lvalue(&mut self, e: &Node<Expression>) -> Result<(Place, CType)> {
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Sym::Var(_, CType::Array(..))) => {
+                Some(Sym::Var(_, CType::Array(..))) | Some(Sym::Boxed(_, CType::Array(..))) => {
                     Err(self.malformed(e.span.start, "array is not assignable"))
+                }
+                Some(Sym::Boxed(p, t)) => {
+                    let address = Expr::var(*p, self.model.pointer());
+                    Ok((Place::Deref { address }, t.clone()))
                 }
                 Some(Sym::Var(v, t)) => {
                     let (v, t) = (*v, t.clone());
@@ -70,6 +74,11 @@ impl Lowerer<'_> {
                         pointee: t.pointee(),
                     }))
                 }
+                Some(Sym::Boxed(p, CType::Array(elem, _))) => Ok(Some(Val {
+                    e: Expr::var(p, self.model.pointer()),
+                    pointee: Some(self.complete(*elem)),
+                })),
+                Some(Sym::Boxed(..)) => Err(self.unsupported(at, record::STRUCT_VALUE)),
                 Some(Sym::Const(c)) => int(Expr::int(c)),
                 Some(Sym::Func) => self.function_value(&id.node.name, at).map(Some),
                 Some(Sym::Unmodelled(what)) => Err(self.unsupported(at, what)),
@@ -99,11 +108,7 @@ impl Lowerer<'_> {
                     }
                 }
                 let (place, t) = self.member_place(m)?;
-                let ty = self.value_type(&t, at)?;
-                Ok(Some(Val {
-                    e: self.read_place(&place, ty)?,
-                    pointee: t.pointee(),
-                }))
+                self.place_value(place, t, at).map(Some)
             }
             Expression::Call(c) => self.call(c, if used { Dest::Temp } else { Dest::Discard }),
             Expression::CompoundLiteral(_) => Err(self.unsupported(at, "compound literal")),
@@ -154,11 +159,7 @@ impl Lowerer<'_> {
             }
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let (place, t) = self.element(e)?.ok_or_else(|| self.malformed(at, "subscript"))?;
-                let ty = self.value_type(&t, at)?;
-                Ok(Some(Val {
-                    e: self.read_place(&place, ty)?,
-                    pointee: t.pointee(),
-                }))
+                self.place_value(place, t, at).map(Some)
             }
             Expression::BinaryOperator(b) => self.binary(b, used, at),
             Expression::Conditional(c) if self.fs.is_none() => self.constant_conditional(c),
@@ -281,7 +282,7 @@ impl Lowerer<'_> {
         let at = e.span.start;
         Ok(match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Sym::Var(_, t)) => t.clone(),
+                Some(Sym::Var(_, t)) | Some(Sym::Boxed(_, t)) => t.clone(),
                 Some(Sym::Const(_)) => CType::Int(IntType::INT),
                 Some(Sym::Func) => match self.function_type(&id.node.name) {
                     Some(t) => t,
@@ -431,11 +432,7 @@ impl Lowerer<'_> {
                 let (place, t) = self
                     .pointed_place(&whole)?
                     .ok_or_else(|| self.malformed(at, "dereference"))?;
-                let ty = self.value_type(&t, at)?;
-                Ok(Some(Val {
-                    e: self.read_place(&place, ty)?,
-                    pointee: t.pointee(),
-                }))
+                self.place_value(place, t, at).map(Some)
             }
             U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
                 let (x, t) = self.lvalue(&u.node.operand)?;

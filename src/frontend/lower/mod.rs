@@ -13,6 +13,7 @@
 //! function's entry (after `return`, after `while (1)` without `break`, ...) is dropped.
 
 mod array;
+mod boxed;
 mod call;
 mod decls;
 mod expr;
@@ -93,6 +94,9 @@ fn nondet_suffix_type(suffix: &str, model: DataModel) -> Option<CType> {
 #[derive(Debug, Clone)]
 enum Sym {
     Var(VarId, CType),
+    /// A named object that lives in memory ([`boxed`]): the pointer variable holding its
+    /// address, and its type.
+    Boxed(VarId, CType),
     Const(i128),
     Typedef(CType),
     Func,
@@ -235,15 +239,45 @@ struct Lowerer<'a> {
     function_addresses: HashMap<String, u64>,
     /// Globals initialized with function addresses, assigned again when `main` starts.
     function_initials: Vec<function_pointer::FunctionInitial>,
+    /// The declarations (by source offset) whose objects live in memory ([`boxed`]).
+    boxed: BTreeSet<usize>,
+    /// Declarations found to need living in memory while lowering (see [`boxed`]).
+    box_requests: BTreeSet<usize>,
+    /// The source offset of the declaration of each struct, array of structs or array
+    /// (by its first variable), so that a use can ask for it to live in memory.
+    declared_at: HashMap<VarId, usize>,
+    /// File-scope objects living in memory: allocated when `main` starts.
+    boxed_globals: Vec<boxed::BoxedGlobal>,
 }
 
-/// Parses preprocessed C and lowers it into a finished [`Program`].
+/// Parses preprocessed C and lowers it into a finished [`Program`]. A named object found to
+/// need living in memory ([`boxed`]) makes the lowering start again with it boxed.
 pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: String) -> Result<Program> {
     let lines = LineMap::new(preprocessed, name);
     let parse = parse_bounded(preprocessed, &lines)?;
+    let mut boxed = BTreeSet::new();
+    loop {
+        let (result, requests) = lower_with(name, &parse.unit, &lines, model, hash.clone(), &boxed);
+        if requests.is_subset(&boxed) {
+            return result;
+        }
+        boxed.extend(requests);
+    }
+}
+
+/// One lowering of the translation unit with the objects declared at `boxed` in memory; gives
+/// the declarations it found to need living in memory too.
+fn lower_with(
+    name: &str,
+    unit: &lang_c::ast::TranslationUnit,
+    lines: &LineMap,
+    model: DataModel,
+    hash: String,
+    boxed: &BTreeSet<usize>,
+) -> (Result<Program>, BTreeSet<usize>) {
     let mut l = Lowerer {
         model,
-        lines: &lines,
+        lines,
         files: vec![name.to_string()],
         file_map: HashMap::from([(0, 0)]),
         variables: Vec::new(),
@@ -269,9 +303,8 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
         depth: 0,
         vla_sizes: Vec::new(),
         next_address: crate::cfa::address::STATIC_BASE,
-        address_taken: address_taken(&parse.unit).into_iter().collect(),
-        defined_functions: parse
-            .unit
+        address_taken: address_taken(unit).into_iter().collect(),
+        defined_functions: unit
             .0
             .iter()
             .filter_map(|ext| match &ext.node {
@@ -281,37 +314,55 @@ pub(crate) fn lower(name: &str, preprocessed: &str, model: DataModel, hash: Stri
             .collect(),
         function_addresses: HashMap::new(),
         function_initials: Vec::new(),
+        boxed: boxed.clone(),
+        box_requests: BTreeSet::new(),
+        declared_at: HashMap::new(),
+        boxed_globals: Vec::new(),
     };
-    // Pass 1: declarations and function signatures, in order.
-    let mut definitions = Vec::new();
-    for ext in &parse.unit.0 {
-        match &ext.node {
-            ExternalDeclaration::Declaration(d) => l.global_declaration(d)?,
-            ExternalDeclaration::StaticAssert(_) => {}
-            ExternalDeclaration::FunctionDefinition(fd) => {
-                if let Some(name) = l.register_definition(fd)? {
-                    definitions.push((name, fd));
+    let result = l.translation_unit(unit, name, hash);
+    (result, l.box_requests)
+}
+
+impl Lowerer<'_> {
+    /// Lowers every declaration and the functions `main` reaches.
+    fn translation_unit(
+        &mut self,
+        unit: &lang_c::ast::TranslationUnit,
+        name: &str,
+        hash: String,
+    ) -> Result<Program> {
+        // Pass 1: declarations and function signatures, in order.
+        let mut definitions = Vec::new();
+        for ext in &unit.0 {
+            match &ext.node {
+                ExternalDeclaration::Declaration(d) => self.global_declaration(d)?,
+                ExternalDeclaration::StaticAssert(_) => {}
+                ExternalDeclaration::FunctionDefinition(fd) => {
+                    if let Some(name) = self.register_definition(fd)? {
+                        definitions.push((name, fd));
+                    }
                 }
             }
         }
-    }
-    // Pass 2: the functions `main` reaches, in program order; the others never run.
-    let roots = initializer_names(&parse.unit);
-    let reached = reachable_definitions(&definitions, &roots, |offset| lines.pos(offset).file == 0);
-    let mut bodies = Vec::new();
-    for (i, (name, fd)) in definitions.iter().enumerate() {
-        if let Some(&origin) = reached.get(&i) {
-            let id = l
-                .define_function(name, fd)
-                .map_err(|e| l.at_program_line(e, origin))?;
-            bodies.push((id, fd, origin));
+        // Pass 2: the functions `main` reaches, in program order; the others never run.
+        let roots = initializer_names(unit);
+        let lines = self.lines;
+        let reached = reachable_definitions(&definitions, &roots, |offset| lines.pos(offset).file == 0);
+        let mut bodies = Vec::new();
+        for (i, (name, fd)) in definitions.iter().enumerate() {
+            if let Some(&origin) = reached.get(&i) {
+                let id = self
+                    .define_function(name, fd)
+                    .map_err(|e| self.at_program_line(e, origin))?;
+                bodies.push((id, fd, origin));
+            }
         }
+        for (id, fd, origin) in bodies {
+            self.function_body(id, fd)
+                .map_err(|e| self.at_program_line(e, origin))?;
+        }
+        self.finish(name, hash)
     }
-    for (id, fd, origin) in bodies {
-        l.function_body(id, fd)
-            .map_err(|e| l.at_program_line(e, origin))?;
-    }
-    l.finish(name, hash)
 }
 
 impl<'a> Lowerer<'a> {
@@ -508,7 +559,7 @@ impl<'a> Lowerer<'a> {
 
 impl Lowerer<'_> {
     /// Drops unreachable locations, checks for `main`, and builds the program.
-    pub(super) fn finish(self, name: &str, hash: String) -> Result<Program> {
+    pub(super) fn finish(&mut self, name: &str, hash: String) -> Result<Program> {
         let n = self.locations.len();
         let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, e) in self.edges.iter().enumerate() {
@@ -531,14 +582,13 @@ impl Lowerer<'_> {
         }
         let mut new_id = vec![LocId(u32::MAX); n];
         let mut locations = Vec::new();
-        for (i, l) in self.locations.into_iter().enumerate() {
+        for (i, l) in std::mem::take(&mut self.locations).into_iter().enumerate() {
             if keep[i] {
                 new_id[i] = LocId(locations.len() as u32);
                 locations.push(l);
             }
         }
-        let edges: Vec<Edge> = self
-            .edges
+        let edges: Vec<Edge> = std::mem::take(&mut self.edges)
             .into_iter()
             .filter(|e| keep[e.from.index()] && keep[e.to.index()])
             .map(|mut e| {
@@ -547,7 +597,7 @@ impl Lowerer<'_> {
                 e
             })
             .collect();
-        let mut functions = self.functions;
+        let mut functions = std::mem::take(&mut self.functions);
         for (fi, f) in functions.iter_mut().enumerate() {
             f.entry = new_id[f.entry.index()];
             f.exit = new_id[f.exit.index()];
@@ -570,11 +620,11 @@ impl Lowerer<'_> {
                 message: "no function `main` defined".into(),
             })?;
         let program = Program {
-            files: self.files,
+            files: std::mem::take(&mut self.files),
             hash,
             data_model: self.model,
             signed_overflow: Default::default(),
-            variables: self.variables,
+            variables: std::mem::take(&mut self.variables),
             functions,
             locations,
             edges,

@@ -5,9 +5,9 @@
 //! The object a pointer expression designates is an address and a C type; a scalar one is a
 //! [`Place::Deref`], read and written by `LoadPtr` and `StorePtr` edges. A struct reached
 //! through a pointer has no variables: its members are at the offsets of gcc's layout, so
-//! `p->f` is the address `p + offsetof(f)`. Named variables are flattened (one variable per
-//! struct member), so the address of a member or element is taken, never that of a whole
-//! struct variable.
+//! `p->f` is the address `p + offsetof(f)`. Flattened struct variables (one variable per
+//! member) give addresses of scalar members and elements; a struct whose address is taken as a
+//! whole lives in memory ([`super::boxed`]) and is reached like any object through a pointer.
 
 use super::array::Place;
 use super::*;
@@ -36,7 +36,7 @@ impl Lowerer<'_> {
     }
 
     /// The address of variable `v`, placing it on first use.
-    fn address_of_var(&mut self, v: VarId, at: usize) -> Result<Expr> {
+    pub(super) fn address_of_var(&mut self, v: VarId, at: usize) -> Result<Expr> {
         let ptr = self.model.pointer();
         if let Some(a) = self.variables[v.index()].address {
             return Ok(Expr {
@@ -50,7 +50,8 @@ impl Lowerer<'_> {
             Some(shape) => shape.size_bytes(var.ty),
         };
         let Some(size) = size else {
-            return Err(self.unsupported(at, "address of a variable-length array"));
+            // A variable-length array whose address is taken lives in memory.
+            return Err(self.request_box(v, at, "address of a variable-length array"));
         };
         let Some((start, next)) = address::place(self.next_address, size, address::HEAP_BASE) else {
             return Err(self.unsupported(at, "address-taken objects larger than the static address space"));
@@ -68,8 +69,10 @@ impl Lowerer<'_> {
 
     /// An array variable used as a value: the address of its first element.
     pub(super) fn decay(&mut self, v: VarId, t: &CType, elem: CType, at: usize) -> Result<Val> {
-        if !matches!(elem, CType::Int(_) | CType::Ptr(_)) || t.array_dims().map(|(d, _)| d.len()) != Some(1) {
-            return Err(self.unsupported(at, "array used as a value (decay to a pointer) of this type"));
+        // An array of arrays decays to a pointer to its first row (`int (*)[4]`); an array of
+        // structs lives in memory to decay.
+        if !matches!(t.array_dims(), Some((_, CType::Int(_) | CType::Ptr(_)))) {
+            return Err(self.request_box(v, at, "array used as a value (decay to a pointer) of this type"));
         }
         Ok(Val {
             e: self.address_of_var(v, at)?,
@@ -78,7 +81,7 @@ impl Lowerer<'_> {
     }
 
     /// `base + index * sizeof(pointee)` in the pointer type.
-    fn offset_by(&self, base: Expr, index: Expr, pointee: &CType, at: usize) -> Result<Expr> {
+    pub(super) fn offset_by(&self, base: Expr, index: Expr, pointee: &CType, at: usize) -> Result<Expr> {
         let ptr = self.model.pointer();
         let stride = self.size_of(pointee, at)?;
         let scaled = fold(Expr::binary(
@@ -123,6 +126,11 @@ impl Lowerer<'_> {
     pub(super) fn pointed_object(&mut self, e: &Node<Expression>) -> Result<Option<(Expr, CType)>> {
         let at = e.span.start;
         Ok(Some(match &e.node {
+            // A named object in memory ([`super::boxed`]).
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Sym::Boxed(p, t)) => (Expr::var(*p, self.model.pointer()), t.clone()),
+                _ => return Ok(None),
+            },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 self.pointer_value(&u.node.operand)?
             }
@@ -192,7 +200,7 @@ impl Lowerer<'_> {
                     None => matches!(t, CType::Int(_) | CType::Ptr(_)),
                 };
                 if !scalars {
-                    return Err(self.unsupported(at, "address of a struct or union variable"));
+                    return Err(self.request_box(v, at, "address of a struct or union variable"));
                 }
                 return Ok(Val {
                     e: self.address_of_var(v, at)?,
@@ -210,6 +218,11 @@ impl Lowerer<'_> {
         // the address of one member places every member, in that order. (Members of
         // different elements of an array of structs are in different leaf arrays: their
         // order is not C's.)
+        if let (Some((root, _)), Some(CType::Struct(_) | CType::Array(..))) =
+            (self.record_root(e), self.type_of_record(e))
+        {
+            return Err(self.request_box(root, at, "address of a struct, union or array sub-object"));
+        }
         for leaf in self.record_leaf_vars(e).unwrap_or_default() {
             let var = &self.variables[leaf.index()];
             if var
@@ -227,7 +240,12 @@ impl Lowerer<'_> {
                 let shape = self.variables[array.index()].array.clone();
                 let extents = shape.and_then(|s| s.fixed_extents());
                 let Some(extents) = extents else {
-                    return Err(self.unsupported(at, "address of an element of a variable-length array"));
+                    // A variable-length array whose address is taken lives in memory.
+                    return Err(self.request_box(
+                        array,
+                        at,
+                        "address of an element of a variable-length array",
+                    ));
                 };
                 let long = self.model.long();
                 let mut flat = Expr::constant(0, long);
@@ -238,7 +256,13 @@ impl Lowerer<'_> {
                 let base = self.address_of_var(array, at)?;
                 self.offset_by(base, flat, &t, at)?
             }
-            Place::Deref { address } => address,
+            // Any object in memory has an address (`&m[1]`: a row of `int m[3][4]`).
+            Place::Deref { address } => {
+                return Ok(Val {
+                    e: address,
+                    pointee: Some(t),
+                })
+            }
             Place::Member { .. } => return Err(self.unsupported(at, "address of a union member")),
         };
         if !matches!(t, CType::Int(_) | CType::Ptr(_)) {

@@ -9,14 +9,16 @@
 //! ([`crate::cfa::memory`]), and an out-of-bounds index is caught per dimension as for arrays.
 //! The byte layout (`sizeof`, padding) follows gcc in both data models
 //! ([`crate::cfa::memory::record_layout`]); no value depends on it, as nothing reads a struct's
-//! bytes. Struct assignment and initialisation copy leaf by leaf, and a struct parameter is
-//! one parameter per leaf; a struct used as a value otherwise (returned by value, through a
-//! pointer) is `unsupported`.
+//! bytes. Struct assignment and initialisation copy leaf by leaf (also from and to memory
+//! through pointers, see [`super::boxed`]), and a struct parameter is one parameter per leaf; a
+//! struct used as a value otherwise (returned by value, cast, compared) is `unsupported`. A
+//! record whose address is taken as a whole, or an array of structs that decays to a pointer,
+//! is not flattened: it lives in memory ([`super::boxed`]).
 
-use super::array::{unflatten, Place};
+use super::array::Place;
 use super::decls::MemberDecl;
 use super::*;
-use crate::cfa::memory::{element_count, flat_index, member_alignment, record_layout, ArrayShape, Extent};
+use crate::cfa::memory::{flat_index, member_alignment, record_layout, ArrayShape, Extent};
 use crate::frontend::types::StructType;
 use lang_c::ast::{Designator, InitializerListItem, MemberOperator};
 use std::iter::Peekable;
@@ -26,9 +28,6 @@ use std::slice::Iter;
 /// initialisation or member access.
 pub(super) const STRUCT_VALUE: &str =
     "struct used as a value (returned, cast or compared; only assignment, initialisation, passing and member access are modelled)";
-
-/// The most scalars one struct assignment or initialisation copies.
-const MAX_COPIED_SCALARS: u64 = 4096;
 
 /// Whether objects of type `t` are records of leaves: a struct, or an array of structs.
 pub(super) fn is_record(t: &CType) -> bool {
@@ -40,7 +39,7 @@ pub(super) fn is_record(t: &CType) -> bool {
 }
 
 /// The number of leaves of an object of type `t` (an array of structs has its element's).
-fn leaf_count(t: &CType) -> usize {
+pub(super) fn leaf_count(t: &CType) -> usize {
     match t {
         CType::Struct(s) => s.members.iter().map(|(_, m)| leaf_count(m)).sum(),
         CType::Array(elem, _) => leaf_count(elem),
@@ -115,15 +114,16 @@ pub(super) fn struct_of(declared: Vec<MemberDecl>) -> CType {
 #[derive(Debug, Clone)]
 pub(super) struct SubObject {
     first: VarId,
-    ty: CType,
+    pub(super) ty: CType,
     leaf: usize,
-    index: Vec<Expr>,
+    pub(super) index: Vec<Expr>,
     /// Set when the sub-object is a member of a union leaf: the union's storage type.
     union_storage: Option<IntType>,
 }
 
 impl SubObject {
-    fn leaf_var(&self, k: usize) -> VarId {
+    /// The variable of the sub-object's leaf `k`.
+    pub(super) fn leaf_var(&self, k: usize) -> VarId {
         VarId(self.first.0 + (self.leaf + k) as u32)
     }
 }
@@ -183,7 +183,7 @@ impl Lowerer<'_> {
 
     /// The record variable `e` is a sub-object of (through `.` and `[]`), if any; nothing is
     /// lowered.
-    fn record_root(&self, e: &Node<Expression>) -> Option<(VarId, CType)> {
+    pub(super) fn record_root(&self, e: &Node<Expression>) -> Option<(VarId, CType)> {
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
                 Some(Sym::Var(v, t)) if is_record(t) => Some((*v, t.clone())),
@@ -285,11 +285,12 @@ impl Lowerer<'_> {
     }
 
     /// The place of a scalar sub-object and its type.
-    pub(super) fn scalar_place(&self, s: SubObject, at: usize) -> Result<(Place, CType)> {
+    pub(super) fn scalar_place(&mut self, s: SubObject, at: usize) -> Result<(Place, CType)> {
         match &s.ty {
             CType::Struct(_) => return Err(self.unsupported(at, STRUCT_VALUE)),
+            // A member array decays: its record lives in memory.
             CType::Array(..) => {
-                return Err(self.unsupported(at, "array used as a value (decay to a pointer)"))
+                return Err(self.request_box(s.first, at, "array used as a value (decay to a pointer)"))
             }
             _ => {}
         }
@@ -329,8 +330,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `lhs = rhs` for a struct `lhs`: copies every leaf. `Ok(false)` if `lhs` is not a struct
-    /// sub-object (nothing lowered then).
+    /// `lhs = rhs` for a struct `lhs` (a record's sub-object or an object through a pointer):
+    /// copies every scalar. `Ok(false)` if `lhs` is not a struct (nothing lowered then).
     pub(super) fn struct_assignment(
         &mut self,
         lhs: &Node<Expression>,
@@ -338,19 +339,28 @@ impl Lowerer<'_> {
         used: bool,
     ) -> Result<bool> {
         let at = lhs.span.start;
-        if !matches!(self.type_of_record(lhs), Some(CType::Struct(_))) {
+        let is_struct = match self.type_of_record(lhs) {
+            Some(t) => matches!(t, CType::Struct(_)),
+            None => matches!(self.type_of(lhs).map(|t| self.complete(t)), Ok(CType::Struct(_))),
+        };
+        if !is_struct {
             return Ok(false);
         }
         if used {
             return Err(self.unsupported(at, "value of a struct assignment"));
         }
-        let dst = self.sub_object_of(lhs)?;
-        self.copy_into(&dst, rhs)?;
+        let Some((dst, t)) = self.aggregate(lhs)? else {
+            return Err(self.unsupported(
+                at,
+                "assignment to a struct that is not a variable, member or object through a pointer",
+            ));
+        };
+        self.copy_aggregate(&dst, rhs, &t, at)?;
         Ok(true)
     }
 
     /// The type of a sub-object expression inside a record variable, without lowering it.
-    fn type_of_record(&self, e: &Node<Expression>) -> Option<CType> {
+    pub(super) fn type_of_record(&self, e: &Node<Expression>) -> Option<CType> {
         match &e.node {
             Expression::Identifier(_) => self.record_root(e).map(|(_, t)| t),
             Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
@@ -371,50 +381,6 @@ impl Lowerer<'_> {
             }
             _ => None,
         }
-    }
-
-    /// Copies the struct `rhs` designates into `dst`, leaf by leaf.
-    fn copy_into(&mut self, dst: &SubObject, rhs: &Node<Expression>) -> Result<()> {
-        let at = rhs.span.start;
-        let Some(src) = self.sub_object(rhs)? else {
-            return Err(self.unsupported(at, "struct value other than a variable, member or array element"));
-        };
-        if src.ty != dst.ty {
-            return Err(self.malformed(at, "assignment of incompatible struct types"));
-        }
-        let mut copies: u64 = 0;
-        for k in 0..leaf_count(&dst.ty) {
-            let (d, s) = (dst.leaf_var(k), src.leaf_var(k));
-            let own = self.inner_extents(d, dst.index.len());
-            let count = element_count(&own).unwrap_or(u64::MAX);
-            copies = copies.saturating_add(count);
-            if copies > MAX_COPIED_SCALARS {
-                return Err(self.unsupported(at, "copy of a struct with more than 4096 scalars"));
-            }
-            let ty = self.variables[d.index()].ty;
-            for flat in 0..count {
-                let inner = unflatten(flat, &own);
-                let place = |v: VarId, outer: &[Expr], l: &Self| {
-                    let mut index = outer.to_vec();
-                    index.extend(
-                        inner
-                            .iter()
-                            .map(|&i| Expr::constant(i128::from(i), l.model.long())),
-                    );
-                    if index.is_empty() {
-                        Place::Var(v)
-                    } else {
-                        Place::Element { array: v, index }
-                    }
-                };
-                let from = place(s, &src.index, self);
-                let to = place(d, &dst.index, self);
-                self.pos = at;
-                let value = self.read_place(&from, ty)?;
-                self.write_place(&to, value)?;
-            }
-        }
-        Ok(())
     }
 
     /// Declares a struct parameter passed by value: one parameter per leaf (a struct with an
@@ -455,49 +421,12 @@ impl Lowerer<'_> {
 
     /// The values of a struct argument passed by value to a parameter of type `t`, leaf by leaf.
     pub(super) fn struct_argument(&mut self, arg: &Node<Expression>, t: &CType) -> Result<Vec<Expr>> {
-        let at = arg.span.start;
-        let Some(src) = self.sub_object(arg)? else {
-            return Err(self.unsupported(
-                at,
-                "struct argument other than a variable, member or array element",
-            ));
-        };
-        if src.ty != *t {
-            return Err(self.malformed(at, "argument of an incompatible struct type"));
-        }
-        let mut values = Vec::new();
-        for k in 0..leaf_count(t) {
-            let v = src.leaf_var(k);
-            let ty = self.variables[v.index()].ty;
-            if !self.inner_extents(v, src.index.len()).is_empty() {
-                return Err(self.unsupported(at, "struct parameter with an array member"));
-            }
-            let place = if src.index.is_empty() {
-                Place::Var(v)
-            } else {
-                Place::Element {
-                    array: v,
-                    index: src.index.clone(),
-                }
-            };
-            values.push(self.read_place(&place, ty)?);
-        }
-        Ok(values)
-    }
-
-    /// The extents of leaf variable `v`'s dimensions after the first `outer`.
-    fn inner_extents(&self, v: VarId, outer: usize) -> Vec<u64> {
-        let dims = self.variables[v.index()]
-            .array
-            .as_ref()
-            .and_then(|a| a.fixed_extents())
-            .unwrap_or_default();
-        dims.get(outer..).map(<[u64]>::to_vec).unwrap_or_default()
+        self.struct_values(arg, t)
     }
 
     /// The leaf variables of a record object named `name` of type `t`: (name suffix, value
     /// type, shape). An unspecified outermost length is taken from the initializer.
-    fn record_leaves(
+    pub(super) fn record_leaves(
         &mut self,
         t: CType,
         init: Option<&Node<Initializer>>,
@@ -543,6 +472,7 @@ impl Lowerer<'_> {
         let (t, leaves) = self.record_leaves(t, init, at)?;
         let vars = self.local_leaves(name, t.clone(), &leaves, at)?;
         let first = vars[0];
+        self.declared_at.insert(first, at);
         self.pos = at;
         let initials = match init.map(|i| &i.node) {
             None => None,
@@ -553,12 +483,12 @@ impl Lowerer<'_> {
                 }
                 let dst = SubObject {
                     first,
-                    ty: t,
+                    ty: t.clone(),
                     leaf: 0,
                     index: Vec::new(),
                     union_storage: None,
                 };
-                return self.copy_into(&dst, e);
+                return self.copy_aggregate(&super::boxed::Aggregate::Leaves(dst), e, &t, at);
             }
         };
         // An initializer sets every scalar it does not name to 0 (C11 6.7.9 §21).
@@ -658,13 +588,14 @@ impl Lowerer<'_> {
         self.function_initials
             .extend(functions.into_iter().map(|(leaf, flat, x)| (ids[leaf], flat, x)));
         let first = first.ok_or_else(|| self.malformed(at, "struct without members"))?;
+        self.declared_at.insert(first, at);
         self.globals.insert(unique.to_string(), first);
         self.bind_global(unique, source, first, t);
         Ok(first)
     }
 
     /// The scalars a braced initializer of an object of type `t` sets.
-    fn initials<'i>(
+    pub(super) fn initials<'i>(
         &mut self,
         t: &CType,
         items: &'i [Node<InitializerListItem>],
