@@ -358,8 +358,11 @@ pub fn emit_c(program: &Program) -> String {
                         let call = match kind {
                             AllocKind::Malloc => format!("malloc({})", expr(size)),
                             AllocKind::Calloc => format!("calloc(1, {})", expr(size)),
-                            AllocKind::Alloca | AllocKind::Automatic => {
-                                format!("__builtin_alloca({})", expr(size))
+                            AllocKind::Alloca => format!("__builtin_alloca({})", expr(size)),
+                            // Read back as `Automatic` (see `frontend::lower::pointer`); 128 bits
+                            // is gcc's own alignment of `alloca` storage.
+                            AllocKind::Automatic => {
+                                format!("__builtin_alloca_with_align({}, 128)", expr(size))
                             }
                             AllocKind::Realloc { from } => {
                                 format!("realloc((void *){}, {})", expr(from), expr(size))

@@ -330,7 +330,7 @@ impl Lowerer<'_> {
         let ptr = self.model.pointer();
         let arity = match name {
             "malloc" | "alloca" | "__builtin_alloca" | "free" => 1,
-            "calloc" | "realloc" => 2,
+            "calloc" | "realloc" | "__builtin_alloca_with_align" => 2,
             _ => return Ok(None),
         };
         if args.len() != arity {
@@ -348,6 +348,9 @@ impl Lowerer<'_> {
             }
             "malloc" => (AllocKind::Malloc, values.remove(0).cast(size_t)),
             "alloca" | "__builtin_alloca" => (AllocKind::Alloca, values.remove(0).cast(size_t)),
+            // What Baton's C emitter writes for a named object in memory (`AllocKind::Automatic`),
+            // so that a residual program reads back as the original.
+            "__builtin_alloca_with_align" => (AllocKind::Automatic, values.remove(0).cast(size_t)),
             "calloc" => {
                 let (n, s) = (values[0].clone().cast(size_t), values[1].clone().cast(size_t));
                 (AllocKind::Calloc, fold(Expr::binary(BinaryOp::Mul, n, s, size_t)))
