@@ -360,6 +360,18 @@ fn reducer_keeps_recursive_calls_or_inlines_them() {
         covered >= 5 && uncovered >= 8,
         "{covered} covered, {uncovered} not"
     );
+    // Only a `main` that is called again is refused, with its name (flows then hand on the
+    // original program).
+    let again = lower(&gen(
+        "m_",
+        "int d = 0;\nint main(void) { d++; if (d < 3) return main(); return 0; }",
+    ));
+    let err = baton::reducer::reduce(&again, &ConditionAutomaton::nothing_verified(&again.hash), 10_000)
+        .expect_err("a recursive main is refused");
+    assert_eq!(
+        err.to_string(),
+        "residual of a program that calls `main` recursively: unsupported"
+    );
 }
 
 /// Own recursive programs (name, body, error reachable): factorial, mutual recursion, a

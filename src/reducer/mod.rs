@@ -308,15 +308,15 @@ fn product(
     max_locations: usize,
     keep: Keep<'_>,
 ) -> Result<Product, ReduceError> {
+    let mut keeper = CallKeeper::new(program, runner);
+    let mut builder = ResidualBuilder::new(program);
     // The copy of a recursive `main` would share `main`'s own locals (the product's).
     let main = program.entry_function;
-    if program.recursive_functions()[main.index()] {
+    if builder.activations.is_recursive(main) {
         return Err(ReduceError::RecursiveMain {
             function: program.function(main).name.clone(),
         });
     }
-    let mut keeper = CallKeeper::new(program, runner);
-    let mut builder = ResidualBuilder::new(program);
     let control = ControlState::initial(program);
     let initial = if matches!(keep, Keep::Breadth(0)) {
         BTreeSet::new()
