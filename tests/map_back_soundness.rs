@@ -39,7 +39,8 @@ extern int __VERIFIER_nondet_int(void);\nextern unsigned char __VERIFIER_nondet_
 extern void __VERIFIER_assume(int);\n";
 
 /// Own test programs (name, body after [`HEADER`]): loops, inlined calls with several
-/// parameters, `switch` and `goto`, `abort` and `exit`, assumptions.
+/// parameters, `switch` and `goto`, `abort` and `exit`, assumptions, recursion the
+/// accumulated conditions look inside.
 const PROGRAMS: &[(&str, &str)] = &[
     (
         "counters",
@@ -107,6 +108,24 @@ int main(void) {
   while (i < a) { b = b + i; i++; }
   if (a == 5 && b == 17) reach_error();
   return 0;
+}
+"#,
+    ),
+    (
+        "recursion",
+        r#"
+int fact(int n) {
+  if (n <= 1) return 1;
+  int r = fact(n - 1);
+  if (r > 100) return 0;
+  return n * r;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = 0;
+  if (x == 2 || x == 7) y = fact(x);
+  if (y == 2 && __VERIFIER_nondet_int() == 5) reach_error();
+  return y;
 }
 "#,
     ),

@@ -2,26 +2,34 @@
 //! its own locals (checked against gcc-compiled runs) and stops unbounded recursion at its
 //! call-depth limit; the explicit analysis explores with saved frames and hands what its
 //! `recursion-depth` give-up cut on as a condition; the predicate analysis cuts recursive calls
-//! (never a wrong `true`); CHC refuses recursive programs with a clear reason, the reducer keeps
-//! recursive calls as calls or refuses; on the shared recursive tasks no analysis answers wrongly and every `false` replays.
+//! (never a wrong `true`); CHC refuses recursive programs with a clear reason; the reducer keeps
+//! recursive calls as calls or, where a depth-cut condition looks inside, inlines them (Res by
+//! execution, gcc compiles the residuals, a flow decides on them); on the shared recursive tasks
+//! no analysis answers wrongly and every `false` replays.
 
 #[path = "support/cgen.rs"]
 mod cgen;
 #[path = "support/gcc_harness.rs"]
 mod gcc_harness;
+#[path = "support/res_check.rs"]
+mod res_check;
 #[path = "support/shared.rs"]
 mod shared;
 
 use baton::analyses::{replay_to_error, run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, MAX_CALL_DEPTH};
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::condition::ConditionAutomaton;
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::{load_program, load_source};
+use baton::reducer::DEFAULT_MAX_LOCATIONS;
 use baton::task::Task;
 use baton::verdict::{Classification, Verdict};
 use cgen::GenProgram;
+use res_check::{check_res, input_lists, outcome as res_outcome, CoveredRuns, Tally, ORIGINAL_STEPS};
+use std::process::Command;
 
 /// Declarations every program starts with (the gcc harness defines these functions).
 const DECLS: [&str; 3] = [
@@ -300,10 +308,11 @@ int main(void) {
 }
 
 /// A recursive function the condition does not look inside stays a call of its copy (its
-/// locals per activation, so the residual runs as the original does); one the condition
-/// looks inside is refused with its name rather than unfolded without bound.
+/// locals per activation, so the residual runs as the original does). One the condition of a
+/// depth-cut run looks inside is inlined as far as the condition tells states apart: the
+/// residual cuts the covered inputs and runs every other one as the original does.
 #[test]
-fn reducer_keeps_recursive_calls_or_refuses() {
+fn reducer_keeps_recursive_calls_or_inlines_them() {
     let p = lower(&gen("x_", FACT));
     let residual = baton::reducer::reduce(&p, &ConditionAutomaton::nothing_verified(&p.hash), 10_000)
         .expect("nothing verified: the recursive function stays a call");
@@ -312,19 +321,238 @@ fn reducer_keeps_recursive_calls_or_refuses() {
         assert_eq!(run(&residual.program), run(&p), "input {x}");
     }
     // The condition of a depth-cut run distinguishes states inside `fact`.
-    let safe = lower(&gen("r_", FACT_EQ_SAFE));
+    let cut = lower(&gen("r_", FACT));
     let outcome = verify(
         AnalysisKind::Explicit,
-        &safe,
-        &["cpu-time=20s", "recursion-depth=3"],
+        &cut,
+        &["cpu-time=20s", "memory=1GB", "recursion-depth=3"],
     );
     assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-    let err = baton::reducer::reduce(&safe, &outcome.condition, 10_000)
-        .expect_err("the condition looks inside the recursive function");
+    let residual = baton::reducer::reduce(&cut, &outcome.condition, 10_000)
+        .unwrap_or_else(|e| panic!("the depth-cut condition gives a residual: {e}"));
+    assert!(residual.precise_locations() > 0 && residual.cuts > 0);
+    let (mut covered, mut uncovered) = (0, 0);
+    for x in -2i128..=14 {
+        let options = ExecOptions {
+            record_path: true,
+            ..Default::default()
+        };
+        let original = execute(&cut, &[x], &options);
+        let reduced = execute(&residual.program, &[x], &ExecOptions::default());
+        if outcome.condition.covers(&original.path) {
+            covered += 1;
+            assert!(
+                matches!(reduced.ending, Ending::AssumptionViolated { .. }),
+                "input {x} is covered, so cut: {}",
+                reduced.ending
+            );
+        } else {
+            uncovered += 1;
+            assert_eq!(
+                render(&reduced.ending, reduced.inputs_consumed),
+                render(&original.ending, original.inputs_consumed),
+                "input {x} is not covered"
+            );
+        }
+    }
+    // x in 0..=4 stays within three recursive calls; 5 (the bug) and beyond do not.
+    assert!(
+        covered >= 5 && uncovered >= 8,
+        "{covered} covered, {uncovered} not"
+    );
+    // Only a `main` that is called again is refused, with its name (flows then hand on the
+    // original program).
+    let again = lower(&gen(
+        "m_",
+        "int d = 0;\nint main(void) { d++; if (d < 3) return main(); return 0; }",
+    ));
+    let err = baton::reducer::reduce(&again, &ConditionAutomaton::nothing_verified(&again.hash), 10_000)
+        .expect_err("a recursive main is refused");
     assert_eq!(
         err.to_string(),
-        "residual of a recursive program whose condition looks inside the recursive function `r_fact`: unsupported"
+        "residual of a program that calls `main` recursively: unsupported"
     );
+}
+
+/// Own recursive programs (name, body, error reachable): factorial, mutual recursion, a
+/// Fibonacci function with a bug six calls deep and a recursive function with a loop inside.
+/// Their explicit runs with `recursion-depth=3` stop inside the recursion.
+const INSIDE: [(&str, &str, bool); 4] = [
+    (
+        "fact",
+        "
+int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 2 || x == 5) { if (P_fact(x) != 120 && x == 5) reach_error(); }
+  return 0;
+}",
+        false,
+    ),
+    (
+        "even_odd",
+        "
+int P_odd(int n);
+int P_even(int n) { if (n == 0) return 1; return P_odd(n - 1); }
+int P_odd(int n) { if (n == 0) return 0; return P_even(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 2 || x == 9) { if (P_even(x) == P_odd(x)) reach_error(); }
+  return 0;
+}",
+        false,
+    ),
+    (
+        "fib_deep_bug",
+        "
+int P_fib(int n, int d) {
+  if (d == 6 && n == 3) reach_error();
+  if (n < 2) return n;
+  int a = P_fib(n - 1, d + 1);
+  int b = P_fib(n - 2, d + 1);
+  return a + b;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 4 || x == 9) return P_fib(x, 0);
+  return 0;
+}",
+        true,
+    ),
+    (
+        "loop_inside",
+        "
+int P_sum(int n) {
+  int s = 0;
+  for (int i = 0; i < n; i++) s += __VERIFIER_nondet_int() & 1;
+  if (n == 0) return s;
+  return s + P_sum(n - 1);
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r = 0;
+  if (x == 2 || x == 4) r = P_sum(x);
+  if (r > 9) reach_error();
+  return r;
+}",
+        true,
+    ),
+];
+
+/// The residuals of depth-cut conditions that look inside the recursion: they inline it, cut
+/// covered paths, satisfy Res by execution on many inputs (tests/support/res_check.rs), compile
+/// with gcc, and their emitted C read back runs as the residual CFA does.
+#[test]
+fn residuals_inside_recursion_satisfy_res() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gcc = gcc_harness::gcc_works("-m64", dir.path());
+    if let Err(why) = &gcc {
+        eprintln!("not compiling residuals: {why}");
+    }
+    let mut violations = Vec::new();
+    let mut tally = Tally::default();
+    for (k, (name, body, _)) in INSIDE.iter().enumerate() {
+        let program = lower(&gen(&format!("i{k}_"), body));
+        let outcome = verify(
+            AnalysisKind::Explicit,
+            &program,
+            &["cpu-time=20s", "memory=1GB", "recursion-depth=3"],
+        );
+        assert!(
+            outcome.reason.contains("recursion-depth=3"),
+            "{name}: {}",
+            outcome.reason
+        );
+        let residual = baton::reducer::reduce(&program, &outcome.condition, DEFAULT_MAX_LOCATIONS)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(residual.cuts > 0, "{name}: the residual cuts covered paths");
+        let mut inputs = input_lists(&program, 0x5ec + k as u64, 300);
+        inputs.extend((-2..=12).map(|x| vec![x, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
+        violations.extend(check_res(
+            name,
+            &program,
+            &outcome.condition,
+            &residual.program,
+            &inputs,
+            ORIGINAL_STEPS,
+            &mut tally,
+            CoveredRuns::MustBeCut,
+        ));
+        let text = emit_c(&residual.program);
+        let reread = load_source("residual.c", &text, DataModel::LP64)
+            .unwrap_or_else(|e| panic!("{name}: the emitted residual does not read back: {e}"));
+        for input in &inputs {
+            let run = |p: &Program| res_outcome(&execute(p, input, &ExecOptions::default()));
+            assert_eq!(
+                run(&reread),
+                run(&residual.program),
+                "{name}: emitted C on {input:?}"
+            );
+        }
+        if gcc.is_ok() {
+            let file = dir.path().join(format!("{name}.c"));
+            std::fs::write(&file, &text).expect("write residual");
+            let out = Command::new("gcc")
+                .args(["-m64", "-c", "-w", "-o"])
+                .arg(dir.path().join(format!("{name}.o")))
+                .arg(&file)
+                .output()
+                .expect("gcc runs");
+            assert!(
+                out.status.success(),
+                "{name}: gcc rejects the residual: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    for v in violations.iter().take(10) {
+        eprintln!("{v}");
+    }
+    assert!(violations.is_empty(), "{} Res violations", violations.len());
+    println!("{tally:?}");
+    assert!(
+        tally.covered > 0 && tally.residual_normal > 0 && tally.residual_errors > 0,
+        "{tally:?}"
+    );
+}
+
+/// A flow whose first stage stops inside the recursion hands the residual program on; the
+/// explicit analysis decides it (the recursion is deeper than the first stage went), and the
+/// verdict is the right one, a `false` replayed on the original.
+#[test]
+fn flow_decides_on_the_residual_inside_recursion() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flow = dir.path().join("flow.yaml");
+    std::fs::write(
+        &flow,
+        "flow: depth-cut\nbudget: { cpu_time: 120s, memory: 2GB }\nstages:\n  \
+         - name: shallow\n    tool: explicit\n    give_up: { recursion-depth: 3 }\n  \
+         - name: deep\n    tool: explicit\n    budget: { cpu_time: 30s }\n    input: reduce\n  \
+         - name: predicate\n    tool: predicate\n    budget: { cpu_time: 20s }\n    input: reduce\n",
+    )
+    .expect("write flow");
+    for (k, (name, body, bug)) in INSIDE.iter().enumerate() {
+        let file = dir.path().join(format!("{name}.c"));
+        std::fs::write(&file, gen(&format!("f{k}_"), body).text()).expect("write program");
+        let out = Command::new(env!("CARGO_BIN_EXE_baton"))
+            .arg("run")
+            .arg(&flow)
+            .arg(&file)
+            .arg("--json")
+            .output()
+            .expect("baton runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let expected = if *bug { "false(unreach-call)" } else { "true" };
+        assert_eq!(r["verdict"], expected, "{name}: {r}");
+        assert_eq!(r["stages"][0]["verdict"], "unknown", "{name}: {r}");
+        assert_eq!(r["stages"][1]["input"], "residual", "{name}: {r}");
+        assert_eq!(r["deciding_stage"], "deep", "{name}: {r}");
+    }
 }
 
 /// The development set's recursive tasks (rows `D` under `c/recursive*`): no wrong answer from

@@ -230,6 +230,22 @@ impl Expr {
         }
     }
 
+    /// The expression with every variable it reads, `v`, replaced by `f(v)`. Addresses
+    /// taken (`&var`) stay as they are: an address-taken variable is one object at one address.
+    pub fn rename_vars(&self, f: &impl Fn(VarId) -> VarId) -> Expr {
+        let kind = match &self.kind {
+            ExprKind::Var(v) => ExprKind::Var(f(*v)),
+            ExprKind::Const(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => self.kind.clone(),
+            ExprKind::Unary(op, e) => ExprKind::Unary(*op, Box::new(e.rename_vars(f))),
+            ExprKind::Cast(e) => ExprKind::Cast(Box::new(e.rename_vars(f))),
+            ExprKind::Bitcast(e) => ExprKind::Bitcast(Box::new(e.rename_vars(f))),
+            ExprKind::Binary(op, a, b) => {
+                ExprKind::Binary(*op, Box::new(a.rename_vars(f)), Box::new(b.rename_vars(f)))
+            }
+        };
+        Expr { kind, ty: self.ty }
+    }
+
     /// Calls `f` on every variable whose address (`&var`) the expression takes, with it.
     pub fn for_each_address(&self, f: &mut impl FnMut(VarId, u64)) {
         match &self.kind {

@@ -304,6 +304,72 @@ impl Operation {
         self.for_each_expr(&mut |e| e.for_each_var(f));
     }
 
+    /// The operation with every variable it names, `v`, replaced by `f(v)` (see
+    /// [`Expr::rename_vars`]; a callee's parameters are not named by a call).
+    pub fn rename_vars(&self, f: &impl Fn(VarId) -> VarId) -> Operation {
+        let e = |x: &Expr| x.rename_vars(f);
+        let all = |xs: &[Expr]| xs.iter().map(e).collect::<Vec<_>>();
+        match self {
+            Operation::Declare { var, init } => Operation::Declare {
+                var: f(*var),
+                init: init.as_ref().map(e),
+            },
+            Operation::Load { lhs, array, index } => Operation::Load {
+                lhs: f(*lhs),
+                array: f(*array),
+                index: all(index),
+            },
+            Operation::Store { array, index, rhs } => Operation::Store {
+                array: f(*array),
+                index: all(index),
+                rhs: e(rhs),
+            },
+            Operation::LoadPtr { lhs, address } => Operation::LoadPtr {
+                lhs: f(*lhs),
+                address: e(address),
+            },
+            Operation::StorePtr { address, rhs } => Operation::StorePtr {
+                address: e(address),
+                rhs: e(rhs),
+            },
+            Operation::Alloc { lhs, kind, size } => Operation::Alloc {
+                lhs: f(*lhs),
+                kind: match kind {
+                    AllocKind::Realloc { from } => AllocKind::Realloc { from: e(from) },
+                    k => k.clone(),
+                },
+                size: e(size),
+            },
+            Operation::Free { address } => Operation::Free { address: e(address) },
+            Operation::Assign { lhs, rhs } => Operation::Assign {
+                lhs: f(*lhs),
+                rhs: e(rhs),
+            },
+            Operation::Nondet { lhs, ty, function } => Operation::Nondet {
+                lhs: lhs.map(f),
+                ty: *ty,
+                function: function.clone(),
+            },
+            Operation::Assume { cond, branch } => Operation::Assume {
+                cond: e(cond),
+                branch: *branch,
+            },
+            Operation::Call { callee, args, result } => Operation::Call {
+                callee: *callee,
+                args: all(args),
+                result: result.map(f),
+            },
+            Operation::Return { value } => Operation::Return {
+                value: value.as_ref().map(e),
+            },
+            Operation::Exit { code } => Operation::Exit { code: e(code) },
+            Operation::Skip
+            | Operation::Error { .. }
+            | Operation::Abort { .. }
+            | Operation::Undefined { .. } => self.clone(),
+        }
+    }
+
     /// The variable the operation writes as a whole, if any (not counting callee parameters;
     /// a `Store` changes one element, not its whole array).
     pub fn written_var(&self) -> Option<VarId> {

@@ -645,14 +645,13 @@ fn prepare_input(
         StageInput::Reduce => {
             // A condition from a long analysis can unroll the program enormously; a tool is
             // better served by a residual within the stage's cap that keeps the condition's cuts
-            // nearest the entry. Where the condition looks inside a recursive function (which the
-            // reducer would have to inline without bound), the original program (IDENTITY is a
-            // reducer too).
+            // nearest the entry. Where the reducer cannot build one (the product explodes, a
+            // recursive `main`), the original program (IDENTITY is a reducer too).
             let explored = (original.locations.len() * PRODUCT_GROWTH_LIMIT).max(PRODUCT_MIN_LIMIT);
             let cap = (original.locations.len() as f64 * stage.max_ratio) as usize;
             let capped = match reducer::reduce_within(original, accumulated, cap, explored) {
                 Ok(r) => r,
-                Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::Recursive { .. }) => {
+                Err(reducer::ReduceError::TooLarge { .. } | reducer::ReduceError::RecursiveMain { .. }) => {
                     return Ok(Prepared::Program(plain(None)))
                 }
                 Err(e) => return Err(format!("reducer: {e}")),

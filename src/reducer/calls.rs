@@ -8,9 +8,9 @@
 //! states at the call (returns are silent for conditions), so the product goes on at the return
 //! site with the same states. The callee is then a copy of the original function, emitted once
 //! and shared by every such call. A recursive function the condition does not look into is
-//! just called. A call is inlined, though, when its callee can call a function whose inlined
-//! body is active at the call (only recursion does that): the copy would share that body's
-//! variables in the residual CFA, where each function's locals are one set of variables.
+//! just called. A copy never shares locals with an inlined body active at the call: only
+//! recursion reaches an active function again, and inlined activations of recursive functions
+//! have locals of their own ([`super::activations`]).
 
 use crate::cfa::{EdgeId, FuncId, Operation, Program};
 use crate::condition::{ConditionRunner, StateId};
@@ -20,9 +20,8 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) struct CallKeeper<'a> {
     program: &'a Program,
     runner: &'a ConditionRunner<'a>,
-    /// Per function: the functions it can call, transitively, itself included, and their
-    /// edges.
-    below: HashMap<FuncId, (BTreeSet<FuncId>, Vec<EdgeId>)>,
+    /// Per function: the edges of the functions it can call, transitively, itself included.
+    below: HashMap<FuncId, Vec<EdgeId>>,
     invariant: HashMap<(FuncId, BTreeSet<StateId>), bool>,
     /// Per function: true if some path from its entry reaches its exit (a function that always
     /// ends the program or loops forever has no return site to go on at).
@@ -46,14 +45,9 @@ impl<'a> CallKeeper<'a> {
     }
 
     /// True if a call of `callee` entered in the automaton states `states` (after reading the
-    /// call edge) from a place where the original functions `active` have inlined bodies
-    /// running can stay a call: every edge `callee` can take, its callees' included, leaves
-    /// `states` as they are (the residual state `q_r`, no states, always qualifies), and
-    /// `callee` cannot call any of `active`.
-    pub(super) fn keeps(&mut self, callee: FuncId, states: &BTreeSet<StateId>, active: &[FuncId]) -> bool {
-        if active.iter().any(|f| self.below(callee).0.contains(f)) {
-            return false;
-        }
+    /// call edge) can stay a call: every edge `callee` can take, its callees' included, leaves
+    /// `states` as they are (the residual state `q_r`, no states, always qualifies).
+    pub(super) fn keeps(&mut self, callee: FuncId, states: &BTreeSet<StateId>) -> bool {
         if states.is_empty() {
             return true;
         }
@@ -62,14 +56,14 @@ impl<'a> CallKeeper<'a> {
             return known;
         }
         let runner = self.runner;
-        let edges = &self.below(callee).1;
+        let edges = self.below(callee);
         let keeps = edges.iter().all(|&e| runner.step(states, e) == *states);
         self.invariant.insert(key, keeps);
         keeps
     }
 
-    /// The functions `f` can call, transitively, `f` included, and their edges.
-    fn below(&mut self, f: FuncId) -> &(BTreeSet<FuncId>, Vec<EdgeId>) {
+    /// The edges of the functions `f` can call, transitively, `f` included.
+    fn below(&mut self, f: FuncId) -> &[EdgeId] {
         let program = self.program;
         self.below.entry(f).or_insert_with(|| {
             let mut seen = BTreeSet::from([f]);
@@ -87,7 +81,7 @@ impl<'a> CallKeeper<'a> {
                     }
                 }
             }
-            (seen, edges)
+            edges
         })
     }
 }

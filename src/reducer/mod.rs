@@ -4,11 +4,16 @@
 //! ([`crate::condition::minimise`]): it explores pairs (control state, automaton state) from
 //! (entry, initial), follows transitions whose assumption is `true`, never enters an accepting
 //! state, and continues in the residual state `q_r` (a copy of the rest of the program) where no
-//! transition matches. Calls are inlined on the way (unfolded by call stack; a recursive function
-//! is never inlined, so the call stack is bounded) where the condition looks inside the callee; a call
-//! the condition cannot tell anything about inside stays a call of a copy of the original function
-//! (`calls`), emitted once and shared by all such calls. The residual program is `main` (the
-//! product) and those copies. Every product node at `main`'s exit is one location (nothing
+//! transition matches. Calls are inlined on the way (unfolded by call stack) where the
+//! condition looks inside the callee; a call the condition cannot tell anything about inside
+//! stays a call of a copy of the original function (`calls`), emitted once and shared by all
+//! such calls. Recursive functions are inlined the same way, each inlined activation with
+//! locals of its own (`activations`), down to [`MAX_INLINED_RECURSION`] recursive calls: a
+//! depth-cut condition stops telling states apart where its analysis stopped, and from there
+//! the calls are calls of the copy. Deeper (a minimised condition can merge states across
+//! depths), the product falls back to `q_r` and keeps the call, so it is finite whatever the
+//! condition, and every uncovered path stays. The residual program is `main` (the product) and
+//! those copies. Every product node at `main`'s exit is one location (nothing
 //! follows there), and a condition that covers nothing starts in `q_r`, so its residual is the
 //! original's reachable code and no larger. A product node from which no cut (a covered
 //! transition, not taken) is reachable falls back to `q_r` too: the same paths, no copy.
@@ -21,7 +26,8 @@
 //! seed 001's null hypothesis needs no code: it hands on the original file
 //! (`baton reduce --reducer identity`, `input: identity` in flows).
 //!
-//! The residual program keeps the original's variables, operations and source positions, and
+//! The residual program keeps the original's variables (plus the inlined activations' copies
+//! of recursive functions' locals), operations and source positions, and
 //! consumes nondet values in the same order as the original, so a counterexample of the
 //! residual program is one of the original with the same nondet values; [`Residual::origin`]
 //! tells for each residual location where it came from, and [`Residual::edge_reads`] which
@@ -29,6 +35,7 @@
 //! [`crate::condition::map_back`] carry a condition about the residual back to the original;
 //! [`align`] matches the residual CFA to the one a tool builds from the emitted C).
 
+mod activations;
 pub mod align;
 mod calls;
 mod select;
@@ -39,6 +46,7 @@ use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
 use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
+use activations::{Activation, Activations};
 use calls::CallKeeper;
 use select::Choice;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
@@ -51,10 +59,10 @@ pub enum ReduceError {
     Condition(#[from] ConditionError),
     #[error("the residual program would exceed {limit} locations (the condition unrolls too much)")]
     TooLarge { limit: usize },
-    /// Calls are inlined into the product, which needs a bounded call stack: a recursive
-    /// function the condition looks inside cannot be inlined.
-    #[error("residual of a recursive program whose condition looks inside the recursive function `{function}`: unsupported")]
-    Recursive { function: String },
+    /// The product runs `main`'s body with the original locals; a call of `main` from inside
+    /// the program would need a copy of `main` with its own.
+    #[error("residual of a program that calls `{function}` recursively: unsupported")]
+    RecursiveMain { function: String },
 }
 
 /// Where a residual location comes from.
@@ -300,11 +308,15 @@ fn product(
     max_locations: usize,
     keep: Keep<'_>,
 ) -> Result<Product, ReduceError> {
-    // A recursive function stays a call of its copy (its locals per activation) or the
-    // reduction is refused: inlined, it would unfold without bound.
-    let recursive = program.recursive_functions();
     let mut keeper = CallKeeper::new(program, runner);
     let mut builder = ResidualBuilder::new(program);
+    // The copy of a recursive `main` would share `main`'s own locals (the product's).
+    let main = program.entry_function;
+    if builder.activations.is_recursive(main) {
+        return Err(ReduceError::RecursiveMain {
+            function: program.function(main).name.clone(),
+        });
+    }
     let control = ControlState::initial(program);
     let initial = if matches!(keep, Keep::Breadth(0)) {
         BTreeSet::new()
@@ -368,7 +380,10 @@ fn product(
                 cut_from.push(from);
                 continue;
             }
-            let mut next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
+            let next_in = |states: &mut BTreeSet<StateId>, keeper: &mut CallKeeper| {
+                next_control(program, &node.control, step, states, keeper, &builder.activations)
+            };
+            let mut next = next_in(&mut states, &mut keeper);
             if let Next::Goes { control, .. } = &next {
                 let candidate = || ProductNode {
                     control: control.clone(),
@@ -383,23 +398,20 @@ fn product(
                     };
                 if falls_back {
                     states = BTreeSet::new();
-                    next = next_control(program, &recursive, &node.control, step, &states, &mut keeper);
+                    next = next_in(&mut states, &mut keeper);
                 }
             }
+            let here = builder.activations.at(&node.control);
             let (kept, control) = match next {
                 Next::Goes { kept, control } => (kept, control),
                 Next::Ends => {
                     // A kept call that never returns: nothing after it.
                     let end = builder.location(LocationKind::Normal, None);
-                    builder.kept_call(from, end, step.edge());
+                    builder.kept_call(from, end, step.edge(), here);
                     continue;
                 }
-                Next::Recursive(f) => {
-                    return Err(ReduceError::Recursive {
-                        function: program.function(f).name.clone(),
-                    })
-                }
             };
+            let there = builder.activations.at(&control);
             let to = if control.location == main_exit && control.call_stack.top().is_none() {
                 exit
             } else {
@@ -419,9 +431,9 @@ fn product(
                 }
             };
             if kept {
-                builder.kept_call(from, to, step.edge());
+                builder.kept_call(from, to, step.edge(), here);
             } else {
-                builder.step(from, to, step, program);
+                builder.step(from, to, step, here, there);
             }
         }
     }
@@ -445,19 +457,25 @@ enum Next {
     Goes { kept: bool, control: ControlState },
     /// A call kept as a call that never returns.
     Ends,
-    /// A call of a recursive function that would have to be inlined.
-    Recursive(FuncId),
 }
 
-/// The next control state of `step` (see [`Next`]); `recursive`: per function, whether it is
-/// recursive.
+/// The most recursive calls the product inlines on one call stack: as many as the explicit
+/// analysis explores unless told otherwise, so the conditions it hands on are inlined as far as
+/// they distinguish states. Deeper, the product falls back to `q_r` and keeps the call: the
+/// product stays finite whatever the condition (a minimised one may merge states across depths).
+pub const MAX_INLINED_RECURSION: u64 = crate::cpa::monitor::DEFAULT_RECURSION_DEPTH;
+
+/// The next control state of `step` (see [`Next`]). A call of a recursive function the product
+/// does not inline ([`MAX_INLINED_RECURSION`], [`activations`]) where the condition looks inside
+/// falls back to `q_r`: `states` become empty and the call stays a call (every path through
+/// it stays, Res).
 fn next_control(
     program: &Program,
-    recursive: &[bool],
     control: &ControlState,
     step: Step,
-    states: &BTreeSet<StateId>,
+    states: &mut BTreeSet<StateId>,
     keeper: &mut CallKeeper,
+    activations: &Activations,
 ) -> Next {
     // The callee of a call that stays a call.
     let call = match (step, &program.edge(step.edge()).op) {
@@ -470,30 +488,28 @@ fn next_control(
             control: control.successor(step, program),
         };
     };
-    let mut active = vec![program.entry_function];
-    for c in control.call_stack.calls() {
-        if let Operation::Call { callee, .. } = program.edge(c).op {
-            active.push(callee);
+    let inlined = control.successor(step, program);
+    if !keeper.keeps(callee, states) {
+        let inlines = !activations.is_recursive(callee)
+            || (activations.inlinable(callee)
+                && inlined.call_stack.recursion_depth(program) <= MAX_INLINED_RECURSION);
+        if inlines {
+            return Next::Goes {
+                kept: false,
+                control: inlined,
+            };
         }
+        states.clear();
     }
-    if keeper.keeps(callee, states, &active) {
-        if !keeper.returns(callee) {
-            return Next::Ends;
-        }
-        return Next::Goes {
-            kept: true,
-            control: ControlState {
-                location: program.edge(step.edge()).to,
-                call_stack: control.call_stack.clone(),
-            },
-        };
-    }
-    if recursive[callee.index()] {
-        return Next::Recursive(callee);
+    if !keeper.returns(callee) {
+        return Next::Ends;
     }
     Next::Goes {
-        kept: false,
-        control: control.successor(step, program),
+        kept: true,
+        control: ControlState {
+            location: program.edge(step.edge()).to,
+            call_stack: control.call_stack.clone(),
+        },
     }
 }
 
@@ -507,8 +523,11 @@ struct ResidualBuilder<'p> {
     copies: HashMap<FuncId, FuncId>,
     /// The copies, by residual function id minus one (`None` while being copied).
     copied: Vec<Option<Function>>,
-    /// The original functions with locations in the product (inlined somewhere or `main`).
+    /// The original functions whose original locals the product uses (inlined somewhere or
+    /// `main`; inlined recursive functions use fresh ones).
     inlined: BTreeSet<FuncId>,
+    /// The locals of inlined activations of recursive functions.
+    activations: Activations<'p>,
 }
 
 impl<'p> ResidualBuilder<'p> {
@@ -522,6 +541,7 @@ impl<'p> ResidualBuilder<'p> {
             copies: HashMap::new(),
             copied: Vec::new(),
             inlined: BTreeSet::new(),
+            activations: Activations::new(original),
         }
     }
 
@@ -544,7 +564,9 @@ impl<'p> ResidualBuilder<'p> {
 
     fn product_location(&mut self, node: &ProductNode, program: &Program) -> LocId {
         let original = program.location(node.control.location);
-        self.inlined.insert(original.func);
+        if !self.activations.is_recursive(original.func) {
+            self.inlined.insert(original.func);
+        }
         let kind = match original.kind {
             LocationKind::FunctionExit => LocationKind::Normal,
             k => k,
@@ -573,9 +595,19 @@ impl<'p> ResidualBuilder<'p> {
         self.edge_reads.push(reads);
     }
 
-    /// Adds the residual edges for one original step: the operation itself, an inlined call
-    /// as parameter assignments, a return as the assignment of the call's result.
-    fn step(&mut self, from: LocId, to: LocId, step: Step, program: &Program) {
+    /// Adds the residual edges for one original step taken in the activation `here` into the
+    /// activation `there` (the callee's for a call, the caller's for a return): the operation
+    /// itself, an inlined call as parameter assignments, a return as the assignment of the
+    /// call's result.
+    fn step(
+        &mut self,
+        from: LocId,
+        to: LocId,
+        step: Step,
+        here: Option<Activation>,
+        there: Option<Activation>,
+    ) {
+        let program = self.original;
         let edge = program.edge(step.edge());
         let source = edge.source;
         let reads = match step {
@@ -585,14 +617,12 @@ impl<'p> ResidualBuilder<'p> {
         match (step, &edge.op) {
             (Step::Edge(_), Operation::Call { callee, args, .. }) => {
                 let params = &program.function(*callee).params;
-                let assigns: Vec<Operation> = params
-                    .iter()
-                    .zip(args)
-                    .map(|(&p, a)| Operation::Assign {
-                        lhs: p,
-                        rhs: a.clone(),
-                    })
-                    .collect();
+                let mut assigns = Vec::with_capacity(params.len());
+                for (&p, a) in params.iter().zip(args) {
+                    let lhs = self.activations.var(p, there);
+                    let rhs = self.activations.rename_expr(a, here);
+                    assigns.push(Operation::Assign { lhs, rhs });
+                }
                 self.chain(from, to, assigns, source, reads);
             }
             (Step::Return { .. }, Operation::Call { callee, result, .. }) => {
@@ -600,8 +630,12 @@ impl<'p> ResidualBuilder<'p> {
                 let op = match (result, callee.return_var) {
                     (Some(r), Some(rv)) => {
                         let ty = program.variable(*r).ty;
-                        let value = Expr::var(rv, program.variable(rv).ty).cast(ty);
-                        Operation::Assign { lhs: *r, rhs: value }
+                        let returned = self.activations.var(rv, here);
+                        let value = Expr::var(returned, program.variable(rv).ty).cast(ty);
+                        Operation::Assign {
+                            lhs: self.activations.var(*r, there),
+                            rhs: value,
+                        }
                     }
                     _ => Operation::Skip,
                 };
@@ -616,16 +650,22 @@ impl<'p> ResidualBuilder<'p> {
                     },
                     _ => Operation::Skip,
                 };
+                let op = self.activations.rename(&op, here);
                 self.edge(from, to, op, source, reads);
             }
-            (_, op) => self.edge(from, to, op.clone(), source, reads),
+            (_, op) => {
+                let op = self.activations.rename(op, here);
+                self.edge(from, to, op, source, reads)
+            }
         }
     }
 
-    /// The call edge `call` kept as a call (of the copy of its callee) from `from` to `to`.
-    fn kept_call(&mut self, from: LocId, to: LocId, call: EdgeId) {
+    /// The call edge `call`, taken in the activation `here`, kept as a call (of the copy of
+    /// its callee) from `from` to `to`.
+    fn kept_call(&mut self, from: LocId, to: LocId, call: EdgeId, here: Option<Activation>) {
         let edge = self.original.edge(call);
-        let op = self.copied_op(&edge.op);
+        let op = self.activations.rename(&edge.op, here);
+        let op = self.copied_op(&op);
         self.edge(from, to, op, edge.source, Some(call));
     }
 
@@ -682,8 +722,9 @@ impl<'p> ResidualBuilder<'p> {
     }
 
     /// Operations in sequence from `from` to `to` (a skip when there are none). Parameter
-    /// assignments in sequence are exact: arguments cannot read the callee's parameters
-    /// because Baton rejects recursion. The first edge reads `reads`, the others nothing.
+    /// assignments in sequence are exact: arguments cannot read the callee's parameters (a
+    /// recursive callee's inlined activation has locals of its own, [`activations`]). The
+    /// first edge reads `reads`, the others nothing.
     fn chain(
         &mut self,
         from: LocId,
@@ -722,6 +763,8 @@ impl<'p> ResidualBuilder<'p> {
                 };
             }
         }
+        // The locals of inlined activations of recursive functions are `main`'s.
+        variables.extend(self.activations.into_fresh());
         let function = Function {
             name: main.name.clone(),
             params: Vec::new(),
