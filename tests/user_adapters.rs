@@ -33,6 +33,7 @@ case "$mode" in
   crash) echo "Checking"; kill -SEGV $$ ;;
   garbage) echo "%%% 0xdeadbeef lorem ipsum"; exit 0 ;;
   hang) sleep 1000 & sleep 1001 ;;
+  hog) dd if=/dev/zero of=/dev/null bs=1500M count=1 2>/dev/null; echo "VERIFICATION SUCCESSFUL"; exit 0 ;;
 esac
 "#;
 
@@ -44,7 +45,7 @@ version: { command: ["{verifier}", --mode, version, /dev/null], regex: 'never' }
 options:
   mode:
     type: string
-    allowed: [safe, slow-safe, unsafe, wrong-witness, unknown, crash, garbage, hang]
+    allowed: [safe, slow-safe, unsafe, wrong-witness, unknown, crash, garbage, hang, hog]
     default: safe
 command: ["{verifier}", --mode, "{options.mode}", "{program}", --propertyfile, "{property}", "--{bits}"]
 result:
@@ -389,4 +390,48 @@ fn tools_survives_a_version_command_that_hangs() {
         processes_mentioning(&dir).is_empty(),
         "a version query outlived `baton tools`"
     );
+}
+
+/// Run inside a memory limit set from outside (a cgroup, as `bench --memlimit` and BenchExec
+/// set it), a flow gives its stages no more than that: a stage that needs more ends alone, out
+/// of memory, and the next stage decides, where the flow's own budget (here 15 GB) would have
+/// let the stage take the whole flow down.
+#[test]
+fn a_stage_out_of_the_flows_memory_ends_alone() {
+    use baton::exec::{run_with, Limits, Measurement, MechanismChoice, RunStatus, ToolCommand};
+    let adapters = adapter_dir();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bug = write(dir.path(), "bug.c", BUG);
+    let flow = write(
+        dir.path(),
+        "hog.yaml",
+        "flow: hog\nbudget: { cpu_time: 60s, memory: 15GB }\nstages:\n  - name: hog\n    tool: fakever\n    options: { mode: hog }\n  - name: explicit\n    tool: explicit\n",
+    );
+    let adapters_dir = adapters.path().display().to_string();
+    let command = ToolCommand::new([
+        env!("CARGO_BIN_EXE_baton"),
+        "run",
+        &flow,
+        &bug,
+        "--json",
+        "--adapters",
+        &adapters_dir,
+    ]);
+    let limits = Limits {
+        cpu_time: Some(std::time::Duration::from_secs(60)),
+        memory: Some(800 << 20),
+        ..Limits::default()
+    };
+    let report = run_with(&command, &limits, MechanismChoice::Auto).expect("baton runs");
+    if report.measurement == Measurement::Sampling {
+        eprintln!(
+            "skipped: no cgroup for the run here ({})",
+            report.cgroup_unavailable.as_deref().unwrap_or("sampling")
+        );
+        return;
+    }
+    assert_eq!(report.status, RunStatus::Done, "{report:?}");
+    let r: serde_json::Value = serde_json::from_str(&report.stdout_text().expect("stdout")).expect("JSON");
+    assert_eq!(r["stages"][0]["status"], "OUT OF MEMORY", "{r}");
+    assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
 }

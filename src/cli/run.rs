@@ -40,6 +40,13 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     if let Some(limit) = a.cpu_time {
         flow.budget.cpu_time = Some(flow.budget.cpu_time.map_or(limit, |b| b.min(limit)));
     }
+    // A stage may not use more memory than the flow has (a cgroup limit set from outside, say
+    // `bench --memlimit`): then a stage that needs more ends alone, out of memory, and the flow
+    // goes on, instead of the whole flow being killed. A tenth stays for the runner itself.
+    if let Some(available) = baton::cpa::budget::available_memory() {
+        let usable = available / 10 * 9;
+        flow.budget.memory = Some(flow.budget.memory.map_or(usable, |m| m.min(usable)));
+    }
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,

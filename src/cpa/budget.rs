@@ -78,11 +78,10 @@ pub fn writing_reserve(nodes: usize) -> Duration {
 /// sets no `memory` give-up; the rest is headroom for building and writing the condition.
 const DEFAULT_MEMORY_SHARE: (u64, u64) = (1, 2);
 
-/// The `memory` give-up of a native analysis without one: half of the memory available to the
-/// process — the physical memory, the address-space limit (`ulimit -v`) or the memory limit of
-/// the process' cgroup (BenchExec's `--memorylimit`, a container's), whichever is lowest.
-/// `None` if none can be read.
-pub fn default_memory_limit() -> Option<u64> {
+/// The memory this process may use: the physical memory, the address-space limit
+/// (`ulimit -v`) or the memory limit of its cgroup (BenchExec's `--memorylimit`, `baton bench
+/// --memlimit`, a container's), whichever is lowest. `None` if none can be read.
+pub fn available_memory() -> Option<u64> {
     use nix::sys::resource::{getrlimit, Resource};
     let physical = nix::sys::sysinfo::sysinfo().ok().map(|s| s.ram_total());
     let address_space = getrlimit(Resource::RLIMIT_AS)
@@ -90,9 +89,13 @@ pub fn default_memory_limit() -> Option<u64> {
         .map(|(soft, _)| soft)
         .filter(|&soft| soft != nix::sys::resource::RLIM_INFINITY);
     let cgroup = crate::exec::cgroup::own_memory_limit();
-    let available = [physical, address_space, cgroup].into_iter().flatten().min()?;
+    [physical, address_space, cgroup].into_iter().flatten().min()
+}
+
+/// The `memory` give-up of a native analysis without one: half of [`available_memory`].
+pub fn default_memory_limit() -> Option<u64> {
     let (num, den) = DEFAULT_MEMORY_SHARE;
-    Some(available / den * num)
+    Some(available_memory()? / den * num)
 }
 
 #[cfg(test)]
