@@ -323,17 +323,30 @@ int main(void) {
   return 0;
 }";
 
-/// Mutual recursion with a reachable error (x == 5 is odd).
-const EVEN_ODD_BUGGY: &str = "
-int P_odd(int n);
-int P_even(int n) { if (n == 0) return 1; return P_odd(n - 1); }
-int P_odd(int n) { if (n == 0) return 0; return P_even(n - 1); }
+/// Three functions calling each other in a cycle: `P_a(n)` is `n % 3`; the error is reachable
+/// with x == 8, 11, ….
+const CYCLE_OF_THREE_BUGGY: &str = "
+int P_b(int n);
+int P_c(int n);
+int P_a(int n) { if (n <= 0) return 0; return P_b(n - 1); }
+int P_b(int n) { if (n <= 0) return 1; return P_c(n - 1); }
+int P_c(int n) { if (n <= 0) return 2; return P_a(n - 1); }
 int main(void) {
   int x = __VERIFIER_nondet_int();
-  if (x < 0 || x > 30) return 0;
-  if (x > 4 && P_odd(x) == 1) reach_error();
+  if (x < 0 || x > 20) return 0;
+  if (x > 6 && P_a(x) == 2) reach_error();
   return 0;
 }";
+
+/// The predicate analysis' outcome on `p` with `recursion-depth=depth`: `unknown`, because of
+/// that bound.
+fn cut_at_depth(p: &Program, depth: u64) -> AnalysisOutcome {
+    let bound = format!("recursion-depth={depth}");
+    let outcome = verify(AnalysisKind::Predicate, p, &["cpu-time=30s", &bound]);
+    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+    assert!(outcome.reason.contains(&bound), "{}", outcome.reason);
+    outcome
+}
 
 /// A `false` of the predicate analysis with the inputs it found, replayed to the error.
 fn assert_replayed_false(p: &Program, give_up: &[&str]) -> Vec<i128> {
@@ -353,19 +366,13 @@ fn predicate_analysis_finds_bugs_inside_and_after_recursion() {
     let deep = lower(&gen("g_", DEEP_BUG));
     assert_eq!(assert_replayed_false(&deep, &["cpu-time=20s"]), vec![2]);
     // With the bug deeper than the bound, the path is cut: never `true`.
-    let outcome = verify(
-        AnalysisKind::Predicate,
-        &deep,
-        &["cpu-time=20s", "recursion-depth=4"],
-    );
-    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-    assert!(outcome.reason.contains("recursion-depth=4"), "{}", outcome.reason);
+    cut_at_depth(&deep, 4);
 
     let fact = lower(&gen("h_", FACT_EQ_BUGGY));
     assert_eq!(assert_replayed_false(&fact, &["cpu-time=20s"]), vec![5]);
-    let mutual = lower(&gen("i_", EVEN_ODD_BUGGY));
+    let mutual = lower(&gen("i_", CYCLE_OF_THREE_BUGGY));
     let inputs = assert_replayed_false(&mutual, &["cpu-time=20s"]);
-    assert!(inputs[0] > 4 && inputs[0] % 2 == 1, "{inputs:?}");
+    assert!(inputs[0] > 6 && inputs[0] % 3 == 2, "{inputs:?}");
     // A bug before any recursive call.
     let early = "
 int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
@@ -389,30 +396,13 @@ fn predicate_analysis_proves_recursion_within_the_depth_bound() {
         assert!(outcome.condition.is_trivial_full());
     }
     // Ten calls deep need a bound of ten.
-    let p = lower(&gen("l_", COUNT_TO_TEN));
-    let outcome = verify(
-        AnalysisKind::Predicate,
-        &p,
-        &["cpu-time=30s", "recursion-depth=9"],
-    );
-    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-    assert!(outcome.reason.contains("recursion-depth=9"), "{}", outcome.reason);
+    cut_at_depth(&lower(&gen("l_", COUNT_TO_TEN)), 9);
 }
 
 #[test]
 fn predicate_analysis_hands_deeper_recursion_over_as_a_condition() {
     let p = lower(&gen("m_", SUM_UNBOUNDED));
-    let outcome = verify(
-        AnalysisKind::Predicate,
-        &p,
-        &["cpu-time=30s", "recursion-depth=20"],
-    );
-    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-    assert!(
-        outcome.reason.contains("recursion-depth=20"),
-        "{}",
-        outcome.reason
-    );
+    let outcome = cut_at_depth(&p, 20);
     let condition = &outcome.condition;
     condition.validate(&p).expect("a condition of this program");
     // Not verified (into the sink `__FALSE`): the recursive call below depth 20, nothing else.
@@ -448,14 +438,7 @@ fn predicate_analysis_hands_deeper_recursion_over_as_a_condition() {
         assert!(!condition.covers(&path(x)), "x = {x} is not verified");
     }
     // Mutual recursion to any depth.
-    let unbounded = lower(&gen("n_", EVEN_ODD_UNBOUNDED));
-    let outcome = verify(
-        AnalysisKind::Predicate,
-        &unbounded,
-        &["cpu-time=30s", "recursion-depth=8"],
-    );
-    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-    assert!(outcome.reason.contains("recursion-depth=8"), "{}", outcome.reason);
+    cut_at_depth(&lower(&gen("n_", EVEN_ODD_UNBOUNDED)), 8);
 }
 
 /// A recursive function the condition does not look inside stays a call of its copy (its
