@@ -394,6 +394,14 @@ fn predicate_analysis_proves_recursion_within_the_depth_bound() {
         let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=30s"]);
         assert_eq!(outcome.verdict, Verdict::True, "{body}: {}", outcome.reason);
         assert!(outcome.condition.is_trivial_full());
+        // The correctness witness' invariants are at loop heads outside recursion only.
+        let recursive = p.recursive_functions();
+        for (loc, _) in &outcome.invariants {
+            assert!(!recursive[p.location(*loc).func.index()], "{body}: {loc:?}");
+        }
+        if body == AFTER_LOOP {
+            assert_eq!(outcome.invariants.len(), 1, "main's loop: {:?}", outcome.invariants);
+        }
     }
     // Ten calls deep need a bound of ten.
     cut_at_depth(&lower(&gen("l_", COUNT_TO_TEN)), 9);
