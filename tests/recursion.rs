@@ -400,7 +400,12 @@ fn predicate_analysis_proves_recursion_within_the_depth_bound() {
             assert!(!recursive[p.location(*loc).func.index()], "{body}: {loc:?}");
         }
         if body == AFTER_LOOP {
-            assert_eq!(outcome.invariants.len(), 1, "main's loop: {:?}", outcome.invariants);
+            assert_eq!(
+                outcome.invariants.len(),
+                1,
+                "main's loop: {:?}",
+                outcome.invariants
+            );
         }
     }
     // Ten calls deep need a bound of ten.

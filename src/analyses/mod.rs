@@ -188,6 +188,24 @@ pub fn nondet_free(program: &Program, steps: &[Step]) -> bool {
         .any(|s| matches!(s, Step::Edge(e) if matches!(program.edge(*e).op, Operation::Nondet { .. })))
 }
 
+/// True if the run of the program without inputs takes exactly the edges of the path `steps`
+/// to the error: then the path needs no solving to be confirmed.
+pub fn is_the_run_to_error(program: &Program, steps: &[Step]) -> bool {
+    let run = execute(
+        program,
+        &[],
+        &ExecOptions {
+            max_steps: steps.len() as u64 + 1,
+            record_path: true,
+        },
+    );
+    let edges = steps.iter().filter_map(|s| match s {
+        Step::Edge(e) => Some(*e),
+        Step::Return { .. } => None,
+    });
+    run.ending.is_error() && run.path.iter().copied().eq(edges)
+}
+
 /// Runs the engine to a verdict, asking `on_target` about each target state.
 pub fn run_to_verdict<C: Cpa>(
     engine: &mut Engine<'_, C>,

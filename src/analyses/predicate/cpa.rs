@@ -38,7 +38,8 @@ use super::step::{step_effect, StepEffect, Typed};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::incremental::{Previous, ProofTrack};
 use crate::analyses::{
-    confirm_path, nondet_free, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision,
+    confirm_path, is_the_run_to_error, nondet_free, run_to_verdict, AnalysisOptions, AnalysisOutcome,
+    TargetDecision,
 };
 use crate::cfa::expr::Expr;
 use crate::cfa::semantics::{self, SignedOverflow};
@@ -606,14 +607,10 @@ fn on_target(
             return TargetDecision::NotConfirmed(format!("path-formula-size={max}"));
         }
     }
-    // A path without nondet values (recursion on constants: fib(20) makes 21,891 calls) is
-    // replayed before its formula is built; only one that does not replay is refined.
-    if nondet_free(program, &steps) {
-        if let violation @ TargetDecision::Violation(_) =
-            confirm_path(program, steps.clone(), &options.solver)
-        {
-            return violation;
-        }
+    // A path without nondet values that the program's run takes (recursion on constants:
+    // fib(20) makes 21,891 calls) is confirmed without building its formula.
+    if nondet_free(program, &steps) && is_the_run_to_error(program, &steps) {
+        return confirm_path(program, steps, &options.solver);
     }
     let analysis = refinement::analyse(
         &blocks,
