@@ -1,11 +1,12 @@
 //! Recursion and mutual recursion through every layer: the interpreter gives every activation
 //! its own locals (checked against gcc-compiled runs) and stops unbounded recursion at its
-//! call-depth limit; the explicit analysis explores with saved frames and hands what its
-//! `recursion-depth` give-up cut on as a condition; the predicate analysis cuts recursive calls
-//! (never a wrong `true`); CHC refuses recursive programs with a clear reason; the reducer keeps
-//! recursive calls as calls or, where a depth-cut condition looks inside, inlines them (Res by
-//! execution, gcc compiles the residuals, a flow decides on them); on the shared recursive tasks
-//! no analysis answers wrongly and every `false` replays.
+//! call-depth limit; the explicit and the predicate analysis explore with the call stack and
+//! hand what their `recursion-depth` give-up cut on over as a condition (the predicate analysis
+//! finds bugs inside recursion and proves recursion within the bound); CHC refuses recursive
+//! programs with a clear reason; the reducer keeps recursive calls as calls or, where a
+//! depth-cut condition looks inside, inlines them (Res by execution, gcc compiles the
+//! residuals, a flow decides on them); on the shared recursive tasks no analysis answers
+//! wrongly and every `false` replays.
 
 #[path = "support/cgen.rs"]
 mod cgen;
@@ -20,8 +21,8 @@ use baton::analyses::{replay_to_error, run_analysis, AnalysisKind, AnalysisOptio
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, MAX_CALL_DEPTH};
 use baton::cfa::types::DataModel;
-use baton::cfa::Program;
-use baton::condition::ConditionAutomaton;
+use baton::cfa::{Operation, Program};
+use baton::condition::{Assumption, ConditionAutomaton};
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::{load_program, load_source};
 use baton::reducer::DEFAULT_MAX_LOCATIONS;
@@ -284,17 +285,103 @@ fn recursion_depth_give_up_becomes_a_condition() {
 }
 
 #[test]
-fn predicate_and_chc_are_sound_on_recursion() {
+fn chc_refuses_recursion() {
     for body in [FACT_EQ_SAFE, AFTER_LOOP, EVEN_ODD, FACT_EQ_BUGGY] {
         let p = lower(&gen("q_", body));
-        let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=10s"]);
-        assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
-        assert!(outcome.reason.contains("recursion-depth=0"), "{}", outcome.reason);
         let outcome = verify(AnalysisKind::Chc, &p, &["cpu-time=10s"]);
         assert_eq!(outcome.verdict, Verdict::Unknown);
         assert!(outcome.reason.contains("recursion"), "{}", outcome.reason);
     }
-    // A bug before any recursive call is still found and replayed.
+}
+
+/// The error inside the recursion, five calls deep, with input 2.
+const DEEP_BUG: &str = "
+int P_down(int n, int d) {
+  if (d == 5) { if (n == 7) reach_error(); return 0; }
+  return P_down(n + 1, d + 1);
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  return P_down(x, 0);
+}";
+
+/// Recursion on a counter bounded by the constant 10, from an input start.
+const COUNT_TO_TEN: &str = "
+int P_count(int n) {
+  if (n >= 10) return n;
+  return P_count(n + 1);
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 10) return 0;
+  if (P_count(x) != 10) reach_error();
+  return 0;
+}";
+
+/// Safe, but the input chooses the depth up to 1000.
+const SUM_UNBOUNDED: &str = "
+int P_sum(int n) {
+  if (n <= 0) return 0;
+  return n + P_sum(n - 1);
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 1000) return 0;
+  if (P_sum(x) < 0) reach_error();
+  return 0;
+}";
+
+/// Three functions calling each other in a cycle: `P_a(n)` is `n % 3`; the error is reachable
+/// with x == 8, 11, ….
+const CYCLE_OF_THREE_BUGGY: &str = "
+int P_b(int n);
+int P_c(int n);
+int P_a(int n) { if (n <= 0) return 0; return P_b(n - 1); }
+int P_b(int n) { if (n <= 0) return 1; return P_c(n - 1); }
+int P_c(int n) { if (n <= 0) return 2; return P_a(n - 1); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 20) return 0;
+  if (x > 6 && P_a(x) == 2) reach_error();
+  return 0;
+}";
+
+/// The predicate analysis' outcome on `p` with `recursion-depth=depth`: `unknown`, because of
+/// that bound.
+fn cut_at_depth(p: &Program, depth: u64) -> AnalysisOutcome {
+    let bound = format!("recursion-depth={depth}");
+    let outcome = verify(AnalysisKind::Predicate, p, &["cpu-time=30s", &bound]);
+    assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+    assert!(outcome.reason.contains(&bound), "{}", outcome.reason);
+    outcome
+}
+
+/// A `false` of the predicate analysis with the inputs it found, replayed to the error.
+fn assert_replayed_false(p: &Program, give_up: &[&str]) -> Vec<i128> {
+    let outcome = verify(AnalysisKind::Predicate, p, give_up);
+    assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
+    let cex = outcome.counterexample.expect("a counterexample");
+    assert!(
+        replay_to_error(p, &cex.inputs).is_some(),
+        "replays: {:?}",
+        cex.inputs
+    );
+    cex.inputs
+}
+
+#[test]
+fn predicate_analysis_finds_bugs_inside_and_after_recursion() {
+    let deep = lower(&gen("g_", DEEP_BUG));
+    assert_eq!(assert_replayed_false(&deep, &["cpu-time=20s"]), vec![2]);
+    // With the bug deeper than the bound, the path is cut: never `true`.
+    cut_at_depth(&deep, 4);
+
+    let fact = lower(&gen("h_", FACT_EQ_BUGGY));
+    assert_eq!(assert_replayed_false(&fact, &["cpu-time=20s"]), vec![5]);
+    let mutual = lower(&gen("i_", CYCLE_OF_THREE_BUGGY));
+    let inputs = assert_replayed_false(&mutual, &["cpu-time=20s"]);
+    assert!(inputs[0] > 6 && inputs[0] % 3 == 2, "{inputs:?}");
+    // A bug before any recursive call.
     let early = "
 int P_fact(int n) { if (n <= 1) return 1; return n * P_fact(n - 1); }
 int main(void) {
@@ -302,9 +389,77 @@ int main(void) {
   if (x == 3) reach_error();
   return P_fact(x);
 }";
-    let p = lower(&gen("q_", early));
-    let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=10s"]);
-    assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
+    assert_eq!(
+        assert_replayed_false(&lower(&gen("j_", early)), &["cpu-time=20s"]),
+        vec![3]
+    );
+}
+
+#[test]
+fn predicate_analysis_proves_recursion_within_the_depth_bound() {
+    for body in [COUNT_TO_TEN, FACT_EQ_SAFE, AFTER_LOOP, EVEN_ODD, ARRAY] {
+        let p = lower(&gen("k_", body));
+        let outcome = verify(AnalysisKind::Predicate, &p, &["cpu-time=30s"]);
+        assert_eq!(outcome.verdict, Verdict::True, "{body}: {}", outcome.reason);
+        assert!(outcome.condition.is_trivial_full());
+        // The correctness witness' invariants are at loop heads outside recursion only.
+        let recursive = p.recursive_functions();
+        for (loc, _) in &outcome.invariants {
+            assert!(!recursive[p.location(*loc).func.index()], "{body}: {loc:?}");
+        }
+        if body == AFTER_LOOP {
+            assert_eq!(
+                outcome.invariants.len(),
+                1,
+                "main's loop: {:?}",
+                outcome.invariants
+            );
+        }
+    }
+    // Ten calls deep need a bound of ten.
+    cut_at_depth(&lower(&gen("l_", COUNT_TO_TEN)), 9);
+}
+
+#[test]
+fn predicate_analysis_hands_deeper_recursion_over_as_a_condition() {
+    let p = lower(&gen("m_", SUM_UNBOUNDED));
+    let outcome = cut_at_depth(&p, 20);
+    let condition = &outcome.condition;
+    condition.validate(&p).expect("a condition of this program");
+    // Not verified (into the sink `__FALSE`): the recursive call below depth 20, nothing else.
+    let sum = p.function_by_name("m_sum").expect("m_sum");
+    let recursive_call = p
+        .edge_ids()
+        .find(|&e| {
+            let edge = p.edge(e);
+            matches!(edge.op, Operation::Call { callee, .. } if callee == sum)
+                && p.location(edge.from).func == sum
+        })
+        .expect("the recursive call");
+    let not_verified_sink = condition.state_by_name("__FALSE").expect("a not-verified sink");
+    let not_verified: Vec<_> = condition
+        .transitions
+        .iter()
+        .filter(|t| t.to == not_verified_sink || t.assumption == Assumption::False)
+        .collect();
+    assert!(!not_verified.is_empty());
+    assert!(not_verified.iter().all(|t| t.edges == [recursive_call].into()));
+    // Shallow runs are covered, deep ones are not.
+    let path = |x: i128| {
+        let options = ExecOptions {
+            record_path: true,
+            ..ExecOptions::default()
+        };
+        execute(&p, &[x], &options).path
+    };
+    for x in [-3, 0, 1, 7, 19] {
+        assert!(condition.covers(&path(x)), "x = {x} is verified");
+    }
+    for x in [21, 100, 1000] {
+        assert!(!condition.covers(&path(x)), "x = {x} is not verified");
+    }
+    // Mutual recursion to any depth.
+    cut_at_depth(&lower(&gen("n_", EVEN_ODD_UNBOUNDED)), 8);
 }
 
 /// A recursive function the condition does not look inside stays a call of its copy (its

@@ -163,10 +163,7 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
 /// error is a violation. A path without nondet steps needs no solving (its inputs are the empty
 /// list): that saves encoding long paths such as deep recursion on constants.
 pub fn confirm_path(program: &Program, steps: Vec<Step>, solver: &SolverConfig) -> TargetDecision {
-    let nondet_free = !steps
-        .iter()
-        .any(|s| matches!(s, Step::Edge(e) if matches!(program.edge(*e).op, Operation::Nondet { .. })));
-    let inputs = if nondet_free {
+    let inputs = if nondet_free(program, &steps) {
         Some(Vec::new())
     } else {
         predicate::formula::concrete_inputs(program, &steps, solver)
@@ -182,6 +179,31 @@ pub fn confirm_path(program: &Program, steps: Vec<Step>, solver: &SolverConfig) 
         }),
         None => TargetDecision::NotConfirmed("counterexample does not replay on the interpreter".into()),
     }
+}
+
+/// True if no step of the path reads a nondet value: its only input is the empty list.
+pub fn nondet_free(program: &Program, steps: &[Step]) -> bool {
+    !steps
+        .iter()
+        .any(|s| matches!(s, Step::Edge(e) if matches!(program.edge(*e).op, Operation::Nondet { .. })))
+}
+
+/// True if the run of the program without inputs takes exactly the edges of the path `steps`
+/// to the error: then the path needs no solving to be confirmed.
+pub fn is_the_run_to_error(program: &Program, steps: &[Step]) -> bool {
+    let run = execute(
+        program,
+        &[],
+        &ExecOptions {
+            max_steps: steps.len() as u64 + 1,
+            record_path: true,
+        },
+    );
+    let edges = steps.iter().filter_map(|s| match s {
+        Step::Edge(e) => Some(*e),
+        Step::Return { .. } => None,
+    });
+    run.ending.is_error() && run.path.iter().copied().eq(edges)
 }
 
 /// Runs the engine to a verdict, asking `on_target` about each target state.

@@ -25,8 +25,8 @@ pub(crate) struct VerifyArgs {
     pub(crate) analysis: AnalysisKind,
     /// A give-up condition NAME=VALUE (repeatable): cpu-time, memory, reached-states,
     /// states-per-location, busy-edge, path-length, path-time, repeating-locations, assume-edges,
-    /// path-formula-size (predicate analysis only), recursion-depth (explicit; the predicate
-    /// analysis cuts every recursive call).
+    /// path-formula-size (predicate analysis only), recursion-depth (explicit and predicate
+    /// analysis).
     #[arg(long = "give-up", value_name = "NAME=VALUE")]
     pub(crate) give_up: Vec<GiveUp>,
     /// Waitlist order: dfs or bfs.

@@ -19,17 +19,31 @@
 //! start's minterms over them; and entailment between minterm states over the same predicates
 //! is cube inclusion. Predicates over globals only are shared by every abstraction point
 //! ([`PredicateSharing::Global`]).
+//!
+//! Recursion is explored with the call stack up to the `recursion-depth` give-up (the engine
+//! cuts deeper calls; they go into the condition). Locals are one variable for all activations
+//! of a function, and only a path formula that saw a call knows where to restore the caller's
+//! locals on its return ([`PathFormula`] keeps their SSA indices per call). So no block ends
+//! while a call of a recursive function is active: a block spans the whole recursion (at the
+//! places where it would end, an undecided block is checked for satisfiability instead, so
+//! that infeasible calls end early), coverage happens only outside recursion, and a loop
+//! inside recursion, which no abstraction would end, is cut. Refinement sees the path formula
+//! of the whole path, with an activation per call.
 
 use super::abstraction::{boolean_abstraction, AbstractState, Literal, Precision, Predicate};
 use super::formula::{PathFormula, SsaMap};
 use super::refinement::{self, Block, Refinement, RefinementOptions};
 use super::solver::{Satisfiability, SolverConfig};
+use super::step::{step_effect, StepEffect, Typed};
 use crate::analyses::explicit::{learned_equality, ExplicitCpa, ExplicitState};
 use crate::analyses::incremental::{Previous, ProofTrack};
-use crate::analyses::{confirm_path, run_to_verdict, AnalysisOptions, AnalysisOutcome, TargetDecision};
+use crate::analyses::{
+    confirm_path, is_the_run_to_error, nondet_free, run_to_verdict, AnalysisOptions, AnalysisOutcome,
+    TargetDecision,
+};
 use crate::cfa::expr::Expr;
 use crate::cfa::semantics::{self, SignedOverflow};
-use crate::cfa::{LocId, LocationKind, Operation, Program, Scope};
+use crate::cfa::{FuncId, LocId, LocationKind, Operation, Program, Scope};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::{last_query, CpuDeadline};
 use crate::cpa::engine::{Engine, Guide};
@@ -68,6 +82,9 @@ pub struct PredicateState {
     pub unchecked: bool,
     /// The node of a previous version's proof this state follows (incremental runs only).
     pub proof: Option<ProofTrack>,
+    /// How many calls of recursive functions are active (the engine's call stack, as far as
+    /// this analysis needs it). While any is, no block ends: see [`PredicateCpa`].
+    pub recursive_calls: u32,
 }
 
 /// The predicate CPA.
@@ -78,6 +95,8 @@ pub struct PredicateCpa<'p> {
     config: SolverConfig,
     abstraction_limit: usize,
     abstraction_point: Vec<bool>,
+    /// Per function: whether it is recursive (see [`Program::recursive_functions`]).
+    recursive: Vec<bool>,
     previous: Option<&'p Previous>,
 }
 
@@ -134,6 +153,7 @@ impl<'p> PredicateCpa<'p> {
             config,
             abstraction_limit,
             abstraction_point,
+            recursive: program.recursive_functions(),
             previous: None,
         }
     }
@@ -143,9 +163,49 @@ impl<'p> PredicateCpa<'p> {
         PredicateCpa { previous, ..self }
     }
 
-    /// True if abstraction happens at `loc`.
+    /// True if abstraction happens at `loc` (outside recursion).
     pub fn is_abstraction_point(&self, loc: LocId) -> bool {
         self.abstraction_point.get(loc.index()).copied().unwrap_or(false)
+    }
+
+    fn is_recursive(&self, func: FuncId) -> bool {
+        self.recursive.get(func.index()).copied().unwrap_or(false)
+    }
+
+    /// The number of active calls of recursive functions after a step over an edge with
+    /// operation `op`: one more on a call of one, one less on the return from it.
+    fn recursive_calls_after(&self, calls: u32, step: Step, op: &Operation) -> u32 {
+        match (step, op) {
+            (Step::Edge(_), Operation::Call { callee, .. }) if self.is_recursive(*callee) => calls + 1,
+            (Step::Return { .. }, Operation::Call { callee, .. }) if self.is_recursive(*callee) => {
+                calls.saturating_sub(1)
+            }
+            _ => calls,
+        }
+    }
+
+    /// Why a step inside recursion, to `target`, is beyond this analysis, if it is: a loop
+    /// (no block ends inside recursion, so nothing would end its unrolling), or an access
+    /// through a pointer that may reach a local of a recursive function (locals are one
+    /// variable for all activations; the pointer may reach another activation's).
+    fn unmodelled_in_recursion(&self, step: Step, target: LocId, program: &Program) -> Option<String> {
+        if program.location(target).loop_head {
+            return Some(
+                "loop inside a recursive call (the predicate analysis abstracts no state there)".into(),
+            );
+        }
+        let objects = match step_effect(step, program) {
+            Ok(StepEffect::LoadThrough { objects, .. } | StepEffect::StoreThrough { objects, .. }) => objects,
+            _ => return None,
+        };
+        let recursive_local = |o: &Typed| match program.variables.get(o.var.index()).map(|v| v.scope) {
+            Some(Scope::Local(f)) => self.is_recursive(f),
+            _ => false,
+        };
+        objects
+            .iter()
+            .any(recursive_local)
+            .then(|| "access through a pointer to a local of a recursive function inside recursion".into())
     }
 }
 
@@ -277,6 +337,7 @@ impl Cpa for PredicateCpa<'_> {
             tracked: Rc::new(Vec::new()),
             unchecked: false,
             proof: self.previous.and_then(|p| p.initial(program)),
+            recursive_calls: 0,
         }
     }
 
@@ -327,12 +388,27 @@ impl Cpa for PredicateCpa<'_> {
         };
         // A branch the known values do not decide is checked once for the whole block, at its
         // abstraction: one solver call per block instead of one per branch.
-        let unchecked = state.unchecked || !decided;
+        let mut unchecked = state.unchecked || !decided;
         let track = match (self.previous, state.proof) {
             (Some(previous), Some(t)) => previous.follow(t, step, program),
             _ => None,
         };
-        if self.is_abstraction_point(target) {
+        let recursive_calls = self.recursive_calls_after(state.recursive_calls, step, &edge.op);
+        if recursive_calls > 0 {
+            if let Some(reason) = self.unmodelled_in_recursion(step, target, program) {
+                return Ok(Transfer::GiveUp(reason));
+            }
+            // No block ends inside recursion; where one would, the block so far is checked
+            // instead (if a branch is undecided), so that infeasible calls end here rather
+            // than at the depth bound.
+            if unchecked && self.is_abstraction_point(target) {
+                match self.config.check(&pf.formula) {
+                    Satisfiability::Unsat => return Ok(Transfer::Successors(Vec::new())),
+                    Satisfiability::Sat(_) => unchecked = false,
+                    Satisfiability::Unknown(_) => {}
+                }
+            }
+        } else if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
             let reused = self.previous.zip(track).and_then(|(previous, t)| {
                 let abstract_new =
@@ -354,6 +430,7 @@ impl Cpa for PredicateCpa<'_> {
                     tracked: Rc::new(predicates),
                     unchecked: false,
                     proof: Some(ProofTrack { identical: true, ..t }),
+                    recursive_calls,
                 }]));
             }
             // Sound in every case: solver failures fall back to weaker abstractions, and
@@ -374,6 +451,7 @@ impl Cpa for PredicateCpa<'_> {
                 tracked: Rc::new(predicates),
                 unchecked: false,
                 proof,
+                recursive_calls,
             }]));
         }
         Ok(Transfer::Successors(vec![PredicateState {
@@ -385,6 +463,7 @@ impl Cpa for PredicateCpa<'_> {
             tracked: state.tracked.clone(),
             unchecked,
             proof: track,
+            recursive_calls,
         }]))
     }
 
@@ -527,6 +606,11 @@ fn on_target(
         if steps.len() as u64 > max {
             return TargetDecision::NotConfirmed(format!("path-formula-size={max}"));
         }
+    }
+    // A path without nondet values that the program's run takes (recursion on constants:
+    // fib(20) makes 21,891 calls) is confirmed without building its formula.
+    if nondet_free(program, &steps) && is_the_run_to_error(program, &steps) {
+        return confirm_path(program, steps, &options.solver);
     }
     let analysis = refinement::analyse(
         &blocks,
@@ -674,14 +758,9 @@ pub fn run<T>(
         predicate.encoding,
     )
     .continuing(previous);
-    // Path formulas and abstractions hold one copy of each local, so a call of a function
-    // that is already active is cut (a give-up, never explored), whatever was asked.
-    let mut give_up = options.give_up.clone();
-    if program.has_recursion() {
-        give_up.retain(|g| !matches!(g, GiveUp::RecursionDepth(_)));
-        give_up.push(GiveUp::RecursionDepth(0));
-    }
-    let mut engine = Engine::new(program, cpa, options.order, give_up, guide);
+    // Recursion is explored up to the `recursion-depth` give-up (the engine's default without
+    // one); deeper calls are cut and go into the condition.
+    let mut engine = Engine::new(program, cpa, options.order, options.give_up.clone(), guide);
     if let Some(previous) = previous {
         engine.precision = previous.precision().clone();
     }

@@ -972,8 +972,7 @@ impl PathFormula {
                     .collect();
                 // A call of an active function (`main` always is) saves the indices of the
                 // callee's locals. A path starting inside a recursive function does not know the
-                // activations below it; the predicate analysis, whose blocks start anywhere, cuts
-                // recursive calls.
+                // activations below it: the predicate analysis starts no block inside recursion.
                 let active =
                     callee == program.entry_function || self.frames.iter().any(|fr| fr.callee == callee);
                 let saved = active.then(|| {

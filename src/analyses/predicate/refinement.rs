@@ -37,7 +37,7 @@ use crate::analyses::explicit::{ExplicitCpa, ExplicitState};
 use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::semantics;
 use crate::cfa::types::IntType;
-use crate::cfa::{LocId, Operation, Program, Scope, VarId};
+use crate::cfa::{FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::cpa::{Cpa, Step, Transfer};
 use z3::ast::Bool;
 use z3::SatResult;
@@ -444,13 +444,70 @@ fn reads(e: &Expr, var: VarId) -> bool {
 }
 
 /// Weakest-precondition state: the conjuncts (conditions `!= 0`) of the bad region.
+///
+/// A recursive function's locals are one variable for all its activations. Going back over
+/// the return from a call of one, the conjuncts read the caller's view of its locals (the
+/// activation below, restored by the return), which the callee's body does not write: they
+/// are renamed to placeholders (variable ids beyond the program's, like Skolem constants)
+/// until the matching call, where they become the locals again.
 struct Wp<'p> {
     program: &'p Program,
     conjuncts: Vec<Expr>,
     next_skolem: u32,
+    /// Per function: whether it is recursive.
+    recursive: Vec<bool>,
+    /// Per return gone back over from a recursive callee, innermost last: placeholder and
+    /// local of the caller's view.
+    suspended: Vec<Vec<(VarId, VarId)>>,
 }
 
 impl Wp<'_> {
+    fn new(program: &Program) -> Wp<'_> {
+        Wp {
+            program,
+            conjuncts: Vec::new(),
+            next_skolem: 0,
+            recursive: program.recursive_functions(),
+            suspended: Vec::new(),
+        }
+    }
+
+    fn is_recursive(&self, func: FuncId) -> bool {
+        self.recursive.get(func.index()).copied().unwrap_or(false)
+    }
+
+    /// A variable id beyond the program's (a Skolem constant or placeholder).
+    fn fresh(&mut self) -> VarId {
+        let id = VarId(self.program.variables.len() as u32 + self.next_skolem);
+        self.next_skolem += 1;
+        id
+    }
+
+    fn is_read(&self, var: VarId) -> bool {
+        self.conjuncts.iter().any(|c| reads(c, var))
+    }
+
+    /// The locals of `func` the conjuncts read, other than those in `except`.
+    fn read_locals(&self, func: FuncId, except: &[VarId]) -> Vec<VarId> {
+        let local = |(i, v): (usize, &crate::cfa::Variable)| {
+            let var = VarId(i as u32);
+            (v.scope == Scope::Local(func) && !except.contains(&var) && self.is_read(var)).then_some(var)
+        };
+        self.program
+            .variables
+            .iter()
+            .enumerate()
+            .filter_map(local)
+            .collect()
+    }
+
+    /// Renames `var` to a fresh placeholder of its type, returned.
+    fn rename(&mut self, var: VarId) -> VarId {
+        let placeholder = self.fresh();
+        let ty = self.program.variable(var).ty;
+        self.assign(var, &Expr::var(placeholder, ty));
+        placeholder
+    }
     fn assign(&mut self, var: VarId, value: &Expr) {
         for c in &mut self.conjuncts {
             if reads(c, var) {
@@ -468,9 +525,9 @@ impl Wp<'_> {
         if !self.conjuncts.iter().any(|c| reads(c, var)) {
             return;
         }
-        let skolem = VarId(self.program.variables.len() as u32 + self.next_skolem);
-        self.next_skolem += 1;
-        self.assign(var, &Expr::var(skolem, v.ty));
+        let ty = v.ty;
+        let skolem = self.fresh();
+        self.assign(var, &Expr::var(skolem, ty));
     }
 
     /// Adds conditions (each `!= 0`) to the bad region.
@@ -499,9 +556,22 @@ impl Wp<'_> {
         };
         match (step, &edge.op) {
             (Step::Return { .. }, Operation::Call { callee, result, .. }) => {
+                let mut result = *result;
+                if self.is_recursive(*callee) {
+                    let renamed: Vec<(VarId, VarId)> = self
+                        .read_locals(*callee, &[])
+                        .into_iter()
+                        .map(|v| (self.rename(v), v))
+                        .collect();
+                    // The result is written after the return restored the caller's view.
+                    if let Some(&(placeholder, _)) = renamed.iter().find(|(_, v)| Some(*v) == result) {
+                        result = Some(placeholder);
+                    }
+                    self.suspended.push(renamed);
+                }
                 if let (Some(res), Some(rv)) = (result, program.function(*callee).return_var) {
                     let rv_ty = program.variable(rv).ty;
-                    self.assign(*res, &Expr::var(rv, rv_ty));
+                    self.assign(res, &Expr::var(rv, rv_ty));
                 }
             }
             (Step::Return { .. }, _) => {}
@@ -526,12 +596,34 @@ impl Wp<'_> {
                 }
                 Operation::Call { callee, args, .. } => {
                     let f = program.function(*callee);
-                    // Parameters are assigned from arguments read in the caller; the predicate
-                    // analysis cuts recursive calls, so no argument reads a parameter of the
-                    // callee.
-                    for (p, a) in f.params.iter().zip(args).rev() {
-                        let ty = program.variable(*p).ty;
-                        self.assign(*p, &a.clone().cast(ty));
+                    let recursive = self.is_recursive(*callee);
+                    if recursive {
+                        // The callee's other locals have no value yet at its entry.
+                        for v in self.read_locals(*callee, &f.params) {
+                            self.havoc(v);
+                        }
+                    }
+                    // Parameters are assigned from arguments read in the caller, all at once
+                    // (an argument may read a parameter of a recursive callee).
+                    let read: Vec<(VarId, &Expr)> = f
+                        .params
+                        .iter()
+                        .zip(args)
+                        .filter(|(p, _)| self.is_read(**p))
+                        .map(|(p, a)| (*p, a))
+                        .collect();
+                    let renamed: Vec<(VarId, Expr)> = read
+                        .into_iter()
+                        .map(|(p, a)| (self.rename(p), a.clone().cast(program.variable(p).ty)))
+                        .collect();
+                    for (placeholder, a) in renamed {
+                        self.assign(placeholder, &a);
+                    }
+                    if recursive {
+                        for (placeholder, v) in self.suspended.pop().unwrap_or_default() {
+                            let ty = program.variable(v).ty;
+                            self.assign(placeholder, &Expr::var(v, ty));
+                        }
                     }
                     for a in args {
                         self.require_defined(a, keep);
@@ -560,11 +652,7 @@ impl Wp<'_> {
 /// steps are left out: the bad regions are then those of the path sliced to the assumes that
 /// make it infeasible, with far fewer (and only relevant) atoms.
 fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>]>) -> Vec<Vec<Expr>> {
-    let mut wp = Wp {
-        program,
-        conjuncts: Vec::new(),
-        next_skolem: 0,
-    };
+    let mut wp = Wp::new(program);
     let mut out = vec![Vec::new(); blocks.len()];
     for (i, block) in blocks.iter().enumerate().rev() {
         for (k, step) in block.steps.iter().enumerate().rev() {
