@@ -16,10 +16,9 @@
 //! predicates): the query "the path, and no cube after it" kept Z3 busy for minutes on
 //! token_ring.03 where the analysis found the same states quickly. So an invariant is checked
 //! as the analysis computes its abstraction: the truth values of its atoms after the path are
-//! enumerated (each a satisfiable query), and each is evaluated in the invariant's Boolean
-//! structure; an assignment that falsifies it is a state after the path where the invariant
-//! does not hold; one that satisfies it is blocked for the next query with the atoms the
-//! invariant's truth does not depend on left open (so one query covers a cube of it).
+//! enumerated (each a satisfiable query, the one found blocked for the next), and each is
+//! evaluated in the invariant's Boolean structure; an assignment that falsifies it is a
+//! state after the path where the invariant does not hold.
 
 use super::invariant::Formula;
 use crate::analyses::predicate::formula::{ExprEncoder, PathFormula};
@@ -82,10 +81,6 @@ pub fn check(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: C
             .unwrap_or_else(|p| p)
     })
 }
-
-/// Most truth assignments of an invariant's atoms enumerated after one path (each blocked
-/// assignment is a cube of the invariant); beyond, the rest is one query against its negation.
-const MAX_ASSIGNMENTS: usize = 256;
 
 /// Stack of the checking thread (reserved address space, touched as deep as paths go).
 const CHECK_STACK_BYTES: usize = 1 << 30;
@@ -187,19 +182,13 @@ impl Checker<'_> {
                 b
             })
             .collect();
-        let result = self.enumerate(invariants, &atoms, &indicators, pf);
+        let result = self.enumerate(invariants, &atoms, &indicators);
         self.solver.pop(1);
         result
     }
 
-    fn enumerate(
-        &self,
-        invariants: &[Formula],
-        atoms: &[&Expr],
-        indicators: &[Bool],
-        pf: &PathFormula,
-    ) -> Result<bool, Proof> {
-        for _ in 0..MAX_ASSIGNMENTS {
+    fn enumerate(&self, invariants: &[Formula], atoms: &[&Expr], indicators: &[Bool]) -> Result<bool, Proof> {
+        loop {
             if self.deadline.passed() {
                 return Err(Proof::Unknown("the CPU-time limit of the check passed".into()));
             }
@@ -209,39 +198,24 @@ impl Checker<'_> {
             let Some(model) = self.solver.get_model() else {
                 return Err(Proof::Unknown("the solver gave no model".into()));
             };
-            let mut values: Vec<Option<bool>> = indicators
+            let values: Vec<bool> = indicators
                 .iter()
-                .map(|b| model.eval(b, true).and_then(|v| v.as_bool()))
+                .map(|b| model.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false))
                 .collect();
-            let holds = |values: &[Option<bool>]| {
-                let truth = |e: &Expr| atoms.iter().position(|a| *a == e).and_then(|i| values[i]);
-                invariants.iter().all(|f| f.eval(&truth) == Some(true))
-            };
-            if !holds(&values) {
+            let truth = |e: &Expr| atoms.iter().position(|a| *a == e).is_some_and(|i| values[i]);
+            if !invariants.iter().all(|f| f.eval(&truth)) {
                 return Ok(true);
             }
-            // The atoms the invariant's truth does not depend on are left open: the blocking
-            // clause excludes every assignment that agrees on the others (all satisfy it).
-            for i in 0..values.len() {
-                let value = values[i].take();
-                if !holds(&values) {
-                    values[i] = value;
-                }
+            if indicators.is_empty() {
+                return Ok(false);
             }
             let blocking: Vec<Bool> = indicators
                 .iter()
                 .zip(&values)
-                .filter_map(|(b, v)| v.map(|v| if v { b.not() } else { b.clone() }))
+                .map(|(b, v)| if *v { b.not() } else { b.clone() })
                 .collect();
-            if blocking.is_empty() {
-                return Ok(false);
-            }
             self.solver.assert(Bool::or(&blocking));
         }
-        // Many cubes after one path: the rest as one query against the invariant's negation
-        // (the blocked assignments all satisfy it).
-        let holds = conjunction(self.program, invariants, pf);
-        self.sat(Some(&holds.not()))
     }
 
     fn fail(&self, what: String) -> Proof {

@@ -66,31 +66,20 @@ impl Formula {
         }
     }
 
-    /// The truth of the formula where each atom has the truth `atom` gives it, in Kleene's
-    /// three-valued logic: `None` for an atom whose truth is open, and for a formula whose
-    /// truth depends on open atoms.
-    pub fn eval(&self, atom: &dyn Fn(&Expr) -> Option<bool>) -> Option<bool> {
+    /// The truth of the formula where each atom has the truth `atom` gives it.
+    pub fn eval(&self, atom: &dyn Fn(&Expr) -> bool) -> bool {
         match self {
             Formula::Atom(e) => atom(e),
-            Formula::Not(f) => f.eval(atom).map(|b| !b),
-            Formula::And(a, b) => match (a.eval(atom), b.eval(atom)) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            },
-            Formula::Or(a, b) => match (a.eval(atom), b.eval(atom)) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            },
-            Formula::Ite(c, a, b) => match c.eval(atom) {
-                Some(true) => a.eval(atom),
-                Some(false) => b.eval(atom),
-                None => match (a.eval(atom), b.eval(atom)) {
-                    (Some(x), Some(y)) if x == y => Some(x),
-                    _ => None,
-                },
-            },
+            Formula::Not(f) => !f.eval(atom),
+            Formula::And(a, b) => a.eval(atom) && b.eval(atom),
+            Formula::Or(a, b) => a.eval(atom) || b.eval(atom),
+            Formula::Ite(c, a, b) => {
+                if c.eval(atom) {
+                    a.eval(atom)
+                } else {
+                    b.eval(atom)
+                }
+            }
         }
     }
 
