@@ -785,27 +785,6 @@ fn shared_task_flow_witnesses_validate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The predicate analysis' invariant of token_ring.03 (a disjunction of some 50 cubes over a
-/// few dozen predicates) is confirmed: checked as a single query, one consecution outlasted
-/// the check's limit.
-#[test]
-fn a_large_disjunctive_invariant_validates() {
-    let Some(dir) = shared::benchmarks() else { return };
-    let task =
-        Task::load(&dir.join("c/systemc/token_ring.03.cil-2.yml"), Default::default()).expect("task loads");
-    let p = load_program(&task.program, task.data_model).expect("program lowers");
-    let outcome = analyse(AnalysisKind::Predicate, &p, "200s");
-    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
-    let work = tempfile::tempdir().expect("tempdir");
-    let text = witness(&p, &outcome, &work.path().join("w.yml"));
-    let limits = CheckLimits {
-        cpu_time: Duration::from_secs(120),
-        ..CheckLimits::default()
-    };
-    let v = validate_text(&p, &text, "witness.yml", limits).expect("witness readable");
-    assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
-}
-
 /// `m == 84` needs `twice` to return 84 (line 6), so the nondet value at line 5 is 42.
 const CALLS: &str = "extern int __VERIFIER_nondet_int(void);
 void reach_error(void) {}

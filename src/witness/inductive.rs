@@ -11,19 +11,10 @@
 //! from the program start is a real execution (up to the values of uninitialised locals, which
 //! C leaves open) that breaks an invariant or reaches the error: the witness is refuted; a
 //! failing consecution only shows the invariants are not inductive: unknown.
-//!
-//! An analysis' invariant is often a disjunction of many cubes over a few dozen atoms (its
-//! predicates): the query "the path, and no cube after it" kept Z3 busy for minutes on
-//! token_ring.03 where the analysis found the same states quickly. So an invariant is checked
-//! as the analysis computes its abstraction: the truth values of its atoms after the path are
-//! enumerated (each a satisfiable query, the one found blocked for the next), and each is
-//! evaluated in the invariant's Boolean structure; an assignment that falsifies it is a
-//! state after the path where the invariant does not hold.
 
 use super::invariant::Formula;
-use crate::analyses::predicate::formula::{ExprEncoder, PathFormula};
+use crate::analyses::predicate::formula::PathFormula;
 use crate::analyses::predicate::solver::{PooledSolver, SolverConfig};
-use crate::cfa::expr::Expr;
 use crate::cfa::{EdgeId, LocId, LocationKind, Operation, Program};
 use crate::cpa::budget::CpuDeadline;
 use crate::cpa::Step;
@@ -164,60 +155,6 @@ impl Checker<'_> {
         }
     }
 
-    /// Whether some state after the path (the solver's assertions; `pf` for the SSA map)
-    /// breaks `invariants`: the truth values of their atoms there are enumerated (see the
-    /// module doc).
-    fn breaks(&self, invariants: &[Formula], pf: &PathFormula) -> Result<bool, Proof> {
-        let mut atoms: Vec<&Expr> = Vec::new();
-        for f in invariants {
-            f.atoms(&mut atoms);
-        }
-        self.solver.push();
-        let indicators: Vec<Bool> = atoms
-            .iter()
-            .map(|a| {
-                let b = Bool::fresh_const("atom");
-                let value = ExprEncoder::for_invariants(self.program, &pf.ssa).condition(a);
-                self.solver.assert(b.iff(&value));
-                b
-            })
-            .collect();
-        let result = self.enumerate(invariants, &atoms, &indicators);
-        self.solver.pop(1);
-        result
-    }
-
-    fn enumerate(&self, invariants: &[Formula], atoms: &[&Expr], indicators: &[Bool]) -> Result<bool, Proof> {
-        loop {
-            if self.deadline.passed() {
-                return Err(Proof::Unknown("the CPU-time limit of the check passed".into()));
-            }
-            if !self.sat(None)? {
-                return Ok(false);
-            }
-            let Some(model) = self.solver.get_model() else {
-                return Err(Proof::Unknown("the solver gave no model".into()));
-            };
-            let values: Vec<bool> = indicators
-                .iter()
-                .map(|b| model.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false))
-                .collect();
-            let truth = |e: &Expr| atoms.iter().position(|a| *a == e).is_some_and(|i| values[i]);
-            if !invariants.iter().all(|f| f.eval(&truth)) {
-                return Ok(true);
-            }
-            if indicators.is_empty() {
-                return Ok(false);
-            }
-            let blocking: Vec<Bool> = indicators
-                .iter()
-                .zip(&values)
-                .map(|(b, v)| if *v { b.not() } else { b.clone() })
-                .collect();
-            self.solver.assert(Bool::or(&blocking));
-        }
-    }
-
     fn fail(&self, what: String) -> Proof {
         if self.from_start {
             Proof::Refuted(what)
@@ -292,7 +229,8 @@ impl Checker<'_> {
     fn arrive(&mut self, loc: LocId, mut stack: Vec<EdgeId>, pf: &PathFormula) -> Result<(), Proof> {
         let location = self.program.location(loc);
         if let Some(invariants) = self.cuts.get(&loc) {
-            if self.breaks(invariants, pf)? {
+            let holds = conjunction(self.program, invariants, pf);
+            if self.sat(Some(&holds.not()))? {
                 return Err(self.fail(format!("an invariant at {} does not hold", self.describe(loc))));
             }
             return Ok(());

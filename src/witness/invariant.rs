@@ -45,44 +45,6 @@ impl Formula {
         }
     }
 
-    /// The distinct atoms of the formula, in the order they first occur.
-    pub fn atoms<'f>(&'f self, out: &mut Vec<&'f Expr>) {
-        match self {
-            Formula::Atom(e) => {
-                if !out.contains(&e) {
-                    out.push(e);
-                }
-            }
-            Formula::Not(f) => f.atoms(out),
-            Formula::And(a, b) | Formula::Or(a, b) => {
-                a.atoms(out);
-                b.atoms(out);
-            }
-            Formula::Ite(c, a, b) => {
-                c.atoms(out);
-                a.atoms(out);
-                b.atoms(out);
-            }
-        }
-    }
-
-    /// The truth of the formula where each atom has the truth `atom` gives it.
-    pub fn eval(&self, atom: &dyn Fn(&Expr) -> bool) -> bool {
-        match self {
-            Formula::Atom(e) => atom(e),
-            Formula::Not(f) => !f.eval(atom),
-            Formula::And(a, b) => a.eval(atom) && b.eval(atom),
-            Formula::Or(a, b) => a.eval(atom) || b.eval(atom),
-            Formula::Ite(c, a, b) => {
-                if c.eval(atom) {
-                    a.eval(atom)
-                } else {
-                    b.eval(atom)
-                }
-            }
-        }
-    }
-
     /// The constant `true`.
     pub fn truth() -> Formula {
         Formula::Atom(Expr::int(1))
