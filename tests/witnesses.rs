@@ -275,6 +275,77 @@ fn mutated_witnesses_are_never_confirmed() {
     assert_eq!(v.judgement, Judgement::Refuted, "{}", v.reason);
 }
 
+/// The sum of `x`'s digits in base `d + 1 = 2^b` has `x`'s remainder modulo `d`. The predicate
+/// analysis proves it with predicates over `x % d` at the outer loop head (line 13), while its
+/// invariant at the inner loop head is `1`: from there, the outer invariant is required also
+/// where `d == 0`, where `x % d` is undefined.
+const DIGIT_SUM: &str = "extern unsigned int __VERIFIER_nondet_uint(void);
+void reach_error(void) {}
+int main(void) {
+  unsigned int x = __VERIFIER_nondet_uint();
+  unsigned int b = __VERIFIER_nondet_uint();
+  unsigned int d;
+  unsigned int t;
+  if (b == 0 || b > 16) {
+    return 0;
+  }
+  d = (1u << b) - 1u;
+  t = x;
+  while (x > d) {
+    t = 0;
+    while (x != 0) {
+      t = t + (x & d);
+      x = x >> b;
+    }
+    x = t;
+  }
+  if (t == d) {
+    t = 0;
+  }
+  if (t != x % d) {
+    reach_error();
+  }
+  return 0;
+}
+";
+
+/// An invariant is one Boolean function of the state: where `x % d` is undefined (`d == 0`),
+/// the validator gives it one fixed value, so the analysis' invariant (which holds there for
+/// some value of `x % d`) is confirmed; mutations that are not inductive are still not.
+#[test]
+fn invariants_over_a_division_by_zero_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "digit_sum.c", DIGIT_SUM);
+    let outcome = analyse(AnalysisKind::Predicate, &p, "60s");
+    assert_eq!(outcome.verdict, Verdict::True, "{}", outcome.reason);
+    let text = witness(&p, &outcome, &dir.path().join("w.yml"));
+    let outer = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("value: ") && l.contains("(x % d)"))
+        .unwrap_or_else(|| panic!("no invariant over `x % d`:\n{text}"))
+        .trim_start()
+        .to_string();
+    let v = validate(&p, &text);
+    assert_eq!(v.judgement, Judgement::Confirmed, "{}\n{text}", v.reason);
+    let guarded = format!("value: d != 0 && ({})", &outer["value: ".len()..]);
+    for mutated in [
+        // True on the loop's first entry, but the inner loop's `1` allows `d == 0`.
+        guarded.as_str(),
+        // False on entry (`x` above `d`).
+        "value: t == x % d",
+        // Not inductive where `d == 0`: `x % d` has one value there.
+        "value: d == 0 && t != x % d || d != 0",
+    ] {
+        let v = validate(&p, &text.replacen(&outer, mutated, 1));
+        assert_ne!(
+            v.judgement,
+            Judgement::Confirmed,
+            "`{mutated}` confirmed: {}",
+            v.reason
+        );
+    }
+}
+
 /// A violation witness names the branches of its run (`branching` waypoints on the original
 /// program's lines, in the run's order); validation checks them: flipping any one of them is
 /// never confirmed.

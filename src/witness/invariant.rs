@@ -3,9 +3,10 @@
 //! non-temporary locals, then globals), typed with C's usual arithmetic conversions, and
 //! encoded for Z3 at any SSA map.
 //!
-//! Arithmetic in an invariant is encoded with wrap-around for signed overflow: an invariant is
-//! a Boolean function of the state, and any fixed function serves as the candidate of an
-//! inductive proof (see [`crate::analyses::predicate::formula::ExprEncoder::for_predicates`]).
+//! Arithmetic in an invariant is encoded with wrap-around for signed overflow and with a fixed
+//! value for every other operation with undefined behaviour (`n % 0 == n`): an invariant is a
+//! Boolean function of the state, and any fixed function serves as the candidate of an
+//! inductive proof (see [`crate::analyses::predicate::formula::ExprEncoder::for_invariants`]).
 
 use crate::analyses::predicate::formula::{ExprEncoder, SsaMap};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
@@ -34,7 +35,7 @@ impl Formula {
     /// The formula over the variables' terms at the indices of `ssa`.
     pub fn encode(&self, program: &Program, ssa: &SsaMap) -> Bool {
         match self {
-            Formula::Atom(e) => ExprEncoder::for_predicates(program, ssa).condition(e),
+            Formula::Atom(e) => ExprEncoder::for_invariants(program, ssa).condition(e),
             Formula::Not(f) => f.encode(program, ssa).not(),
             Formula::And(a, b) => Bool::and(&[a.encode(program, ssa), b.encode(program, ssa)]),
             Formula::Or(a, b) => Bool::or(&[a.encode(program, ssa), b.encode(program, ssa)]),

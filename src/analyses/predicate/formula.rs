@@ -327,6 +327,9 @@ pub struct ExprEncoder<'a> {
     ssa: &'a SsaMap,
     /// What signed overflow means in the encoded expressions.
     overflow: SignedOverflow,
+    /// Operations with undefined behaviour yield a fixed value (a function of their operands)
+    /// rather than a fresh one: see [`ExprEncoder::for_invariants`].
+    fixed_undefined: bool,
     /// Conditions under which an encoded operation is undefined.
     pub undefined: Vec<Bool>,
 }
@@ -339,6 +342,7 @@ impl<'a> ExprEncoder<'a> {
             program,
             ssa,
             overflow: program.signed_overflow,
+            fixed_undefined: false,
             undefined: Vec::new(),
         }
     }
@@ -352,6 +356,22 @@ impl<'a> ExprEncoder<'a> {
         ExprEncoder {
             overflow: SignedOverflow::Wrap,
             ..ExprEncoder::new(program, ssa)
+        }
+    }
+
+    /// An encoder for the invariants of witnesses: signed overflow wraps around, and every
+    /// other operation with undefined behaviour (division or remainder by zero, `MIN / -1`,
+    /// shifts out of range) has Z3's total bit-vector value, a fixed function of its operands
+    /// (`x % 0 == x`, `x / 0 == -1`), and a float operation the encoding does not model is 0.
+    /// Any fixed Boolean function of the state is a candidate of an inductive proof, and with
+    /// fixed values an invariant assumed before a step and required after it is the same
+    /// function: with a fresh value per encoding (as for [`Self::for_predicates`]), a state
+    /// where `d == 0` would have to satisfy `m == n % d` for every value of `n % d`, and an
+    /// invariant the analysis proved (which holds there for some value) could not be confirmed.
+    pub fn for_invariants(program: &'a Program, ssa: &'a SsaMap) -> Self {
+        ExprEncoder {
+            fixed_undefined: true,
+            ..ExprEncoder::for_predicates(program, ssa)
         }
     }
 
@@ -451,6 +471,9 @@ impl<'a> ExprEncoder<'a> {
         if a.ty.is_float() || b.ty.is_float() {
             if a.ty != b.ty {
                 // The frontend compares floats of one type; anything else is not modelled.
+                if self.fixed_undefined {
+                    return Bool::from_bool(false);
+                }
                 return Bool::new_const(fresh_name("float"));
             }
             let x = self.float_term(a);
@@ -503,6 +526,10 @@ impl<'a> ExprEncoder<'a> {
         if ub.as_bool() == Some(false) {
             return defined;
         }
+        if self.fixed_undefined {
+            self.undefined.push(ub);
+            return defined;
+        }
         let fresh = BV::new_const(fresh_name("ub"), defined.get_size());
         self.undefined.push(ub.clone());
         ub.ite(&fresh, &defined)
@@ -550,6 +577,9 @@ impl<'a> ExprEncoder<'a> {
     /// A fresh value where evaluation is certainly undefined (the path is infeasible).
     fn undefined_value(&mut self, bits: u32) -> BV {
         self.undefined.push(Bool::from_bool(true));
+        if self.fixed_undefined {
+            return bv_const(0, bits);
+        }
         BV::new_const(fresh_name("ub"), bits)
     }
 
