@@ -15,7 +15,10 @@ use baton::condition::{self, Format};
 use baton::cpa::budget::default_memory_limit;
 use baton::cpa::engine::{Engine, SearchOrder};
 use baton::cpa::monitor::{process_cpu_time, resident_memory, GiveUp};
-use baton::exec::{run_with, Limits, Measurement, MechanismChoice, RunStatus, ToolCommand};
+use baton::exec::ToolCommand;
+
+#[path = "support/cgroup_run.rs"]
+mod cgroup_run;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
 use std::sync::Mutex;
@@ -205,23 +208,11 @@ fn the_default_memory_give_up_lies_below_the_cgroup_limit() {
         "--json".as_ref(),
     ]);
     let limit: u64 = 400 << 20;
-    let limits = Limits {
-        cpu_time: Some(Duration::from_secs(120)),
-        memory: Some(limit),
-        ..Limits::default()
-    };
-    let report = run_with(&command, &limits, MechanismChoice::Auto).expect("baton runs");
-    if report.measurement == Measurement::Sampling {
-        eprintln!(
-            "skipped: no cgroup for the run here ({})",
-            report.cgroup_unavailable.as_deref().unwrap_or("sampling")
-        );
+    let Some((report, json)) = cgroup_run::json_under_memory_limit(&command, limit, Duration::from_secs(120))
+    else {
         return;
-    }
-    assert_eq!(report.status, RunStatus::Done, "{report:?}");
-    let out = report.stdout_text().expect("stdout");
-    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON result");
-    assert_eq!(json["verdict"], "unknown", "{out}");
+    };
+    assert_eq!(json["verdict"], "unknown", "{json}");
     let reason = json["reason"].as_str().unwrap_or_default();
     let given_up_at: u64 = reason
         .strip_prefix("gave up: memory=")

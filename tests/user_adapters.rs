@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+#[path = "support/cgroup_run.rs"]
+mod cgroup_run;
+
 /// The fake verifier. `--mode` picks its behaviour; witnesses go to its working directory.
 const FAKE_SH: &str = r#"#!/bin/sh
 # An SV-COMP-style verifier for Baton's tests; argv: --mode MODE PROGRAM --propertyfile PRP --BITS
@@ -398,7 +401,7 @@ fn tools_survives_a_version_command_that_hangs() {
 /// let the stage take the whole flow down.
 #[test]
 fn a_stage_out_of_the_flows_memory_ends_alone() {
-    use baton::exec::{run_with, Limits, Measurement, MechanismChoice, RunStatus, ToolCommand};
+    use baton::exec::ToolCommand;
     let adapters = adapter_dir();
     let dir = tempfile::tempdir().expect("tempdir");
     let bug = write(dir.path(), "bug.c", BUG);
@@ -417,21 +420,11 @@ fn a_stage_out_of_the_flows_memory_ends_alone() {
         "--adapters",
         &adapters_dir,
     ]);
-    let limits = Limits {
-        cpu_time: Some(std::time::Duration::from_secs(60)),
-        memory: Some(800 << 20),
-        ..Limits::default()
-    };
-    let report = run_with(&command, &limits, MechanismChoice::Auto).expect("baton runs");
-    if report.measurement == Measurement::Sampling {
-        eprintln!(
-            "skipped: no cgroup for the run here ({})",
-            report.cgroup_unavailable.as_deref().unwrap_or("sampling")
-        );
+    let Some((_, r)) =
+        cgroup_run::json_under_memory_limit(&command, 800 << 20, std::time::Duration::from_secs(60))
+    else {
         return;
-    }
-    assert_eq!(report.status, RunStatus::Done, "{report:?}");
-    let r: serde_json::Value = serde_json::from_str(&report.stdout_text().expect("stdout")).expect("JSON");
+    };
     assert_eq!(r["stages"][0]["status"], "OUT OF MEMORY", "{r}");
     assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
 }
