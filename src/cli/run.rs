@@ -37,16 +37,15 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     use baton::pipeline::runner;
     let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
     let mut flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
-    if let Some(limit) = a.cpu_time {
-        flow.budget.cpu_time = Some(flow.budget.cpu_time.map_or(limit, |b| b.min(limit)));
-    }
-    // A stage may not use more memory than the flow has (a cgroup limit set from outside, say
-    // `bench --memlimit`): then a stage that needs more ends alone, out of memory, and the flow
-    // goes on, instead of the whole flow being killed. A tenth stays for the runner itself.
-    if let Some(available) = baton::cpa::budget::available_memory() {
-        let usable = available / 10 * 9;
-        flow.budget.memory = Some(flow.budget.memory.map_or(usable, |m| m.min(usable)));
-    }
+    // Limits set from outside cap the flow's budget: `--cpu-time`, and the memory this process
+    // has (a cgroup limit, say `bench --memlimit`), so that a stage needing more ends alone, out
+    // of memory, and the flow goes on instead of being killed whole. A tenth of the memory
+    // stays for the runner itself.
+    flow.budget = flow.budget.capped_by(baton::pipeline::flow::Budget {
+        cpu_time: a.cpu_time,
+        wall_time: None,
+        memory: baton::cpa::budget::available_memory().map(|m| m / 10 * 9),
+    });
     let options = runner::RunOptions {
         keep_dir: a.keep_dir,
         baton: std::env::current_exe().map_err(Failure::other)?,
