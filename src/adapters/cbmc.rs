@@ -520,6 +520,31 @@ mod tests {
         );
     }
 
+    /// CBMC's `long double` values (80 and 112 fraction bits under ILP32 and LP64) as x87
+    /// patterns, a subnormal included; a `double` beside them as its own bits.
+    #[test]
+    fn long_double_values_in_both_data_models() {
+        for (name, model) in [
+            ("long_double_ilp32", DataModel::ILP32),
+            ("long_double_lp64", DataModel::LP64),
+        ] {
+            let ld = model.long_double();
+            let literal = |text: &str| float::parse_literal(text, ld).expect("literal");
+            assert_eq!(
+                parse_output(&recorded(name), Some(10), 5),
+                CbmcOutcome::Violation {
+                    property: "reach_error.assertion.1".into(),
+                    nondet_values: vec![
+                        literal("2.5"),
+                        float::negate(literal("0x1.8p-16400"), ld),
+                        i128::from(0.25f64.to_bits()),
+                    ],
+                },
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn nondet_calls_in_every_assignment_form() {
         match parse_output(&recorded("assign_forms"), Some(10), 5) {
@@ -655,8 +680,11 @@ mod tests {
                 "/w/prog.instrumented.gb"
             ]
         );
-        assert_eq!(p.compile.args.len(), 7 + NONDET_SUFFIXES.len());
-        for renamed in ["int", "double"] {
+        assert_eq!(
+            p.compile.args.len(),
+            5 + NONDET_SUFFIXES.len() + FLOAT_NONDET_SUFFIXES.len()
+        );
+        for renamed in ["int", "double", "long_double"] {
             let define = format!("-D__VERIFIER_nondet_{renamed}=__baton_nondet_{renamed}");
             assert!(p.compile.argv_lossy().contains(&define), "{define}");
         }
