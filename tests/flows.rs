@@ -34,7 +34,12 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 fn json_run(flow: &str, program: &str) -> serde_json::Value {
-    let out = baton(&["run", flow, program, "--json"]);
+    json_run_with(flow, program, &[])
+}
+
+/// [`json_run`] with further arguments.
+fn json_run_with(flow: &str, program: &str, more: &[&str]) -> serde_json::Value {
+    let out = baton(&[&["run", flow, program, "--json"], more].concat());
     assert!(
         out.status.success(),
         "baton run failed: {}",
@@ -150,17 +155,17 @@ fn missing_tool_fails_before_the_flow_starts() {
     assert!(!keep.join("01-first").exists());
 }
 
+/// One CBMC stage.
+const CBMC_FLOW: &str =
+    "flow: c\nbudget: { cpu_time: 60s }\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 20 }\n";
+
 #[test]
 fn cbmc_stage_proves_and_refutes() {
     if !cbmc_installed() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let flow = write(
-        dir.path(),
-        "c.yaml",
-        "flow: c\nbudget: { cpu_time: 60s }\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 20 }\n",
-    );
+    let flow = write(dir.path(), "c.yaml", CBMC_FLOW);
     let r = json_run(&flow, &write(dir.path(), "safe.c", SAFE));
     assert_eq!(r["verdict"], "true", "{r}");
     assert_eq!(r["deciding_stage"], "bmc");
@@ -186,20 +191,12 @@ fn cbmc_stage_on_long_double_programs() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let flow = write(
-        dir.path(),
-        "c.yaml",
-        "flow: c\nbudget: { cpu_time: 60s }\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 5 }\n",
-    );
+    let flow = write(dir.path(), "c.yaml", CBMC_FLOW);
     let unsafe_for_gcc = write(dir.path(), "eq.c", &LONG_DOUBLE_ROUNDS.replace("OP", "=="));
     let safe_for_gcc = write(dir.path(), "ne.c", &LONG_DOUBLE_ROUNDS.replace("OP", "!="));
     let bug = write(dir.path(), "bug.c", LONG_DOUBLE_BUG);
     for model in ["ILP32", "LP64"] {
-        let run = |program: &str| {
-            let out = baton(&["run", &flow, program, "--data-model", model, "--json"]);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON on stdout")
-        };
+        let run = |program: &str| json_run_with(&flow, program, &["--data-model", model]);
         let r = run(&unsafe_for_gcc);
         assert_eq!(r["verdict"], "unknown", "{model}: {r}");
         let note = r["stages"][0]["note"].as_str().unwrap_or("");

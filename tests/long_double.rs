@@ -7,6 +7,8 @@
 //! gcc) against Baton's; residual programs that compile with `gcc -c`, read back the same and
 //! satisfy Res; violation witnesses with `long double` values that validate.
 
+#[path = "support/memory_programs.rs"]
+mod memory_programs;
 #[path = "support/res_check.rs"]
 mod res_check;
 
@@ -17,8 +19,8 @@ use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
-use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
 use baton::verdict::Verdict;
+use memory_programs::{assert_sound, gcc_compiles, have_gcc};
 use std::path::Path;
 use std::process::Command;
 
@@ -166,14 +168,6 @@ fn verify(kind: AnalysisKind, p: &Program) -> AnalysisOutcome {
     run_analysis(kind, p, &options, None)
 }
 
-fn have_gcc() -> bool {
-    let found = Command::new("gcc").arg("--version").output().is_ok();
-    if !found {
-        eprintln!("skipping the comparison with gcc: gcc is not on PATH");
-    }
-    found
-}
-
 /// Whether the program `body`, compiled by gcc for `model` and run with the nondet `inputs`,
 /// reaches the error; `None` if gcc cannot build for the model (no gcc-multilib).
 fn gcc_reaches_error(body: &str, model: DataModel, inputs: &[i128], dir: &Path) -> Option<bool> {
@@ -260,29 +254,15 @@ fn analyses_never_answer_wrongly_and_their_counterexamples_run_natively() {
             let model = DataModel::ILP32;
             let p = program(body, model);
             let outcome = verify(kind, &p);
-            match outcome.verdict {
-                Verdict::True => assert!(!reachable, "{kind:?} on {name}: wrong true"),
-                Verdict::False => {
-                    assert!(reachable, "{kind:?} on {name}: wrong false");
-                    let cex = outcome
-                        .counterexample
-                        .as_ref()
-                        .expect("a false has a counterexample");
-                    assert!(
-                        replay_to_error(&p, &cex.inputs).is_some(),
-                        "{kind:?} on {name}: replays"
-                    );
-                    if gcc {
-                        let native = gcc_reaches_error(body, model, &cex.inputs, dir.path());
-                        assert_ne!(
-                            native,
-                            Some(false),
-                            "{kind:?} on {name}: {:?} do not reach the error natively",
-                            cex.inputs
-                        );
-                    }
-                }
-                Verdict::Unknown => {}
+            assert_sound(name, kind, &p, reachable, &outcome);
+            if let (Some(cex), true) = (&outcome.counterexample, gcc) {
+                let native = gcc_reaches_error(body, model, &cex.inputs, dir.path());
+                assert_ne!(
+                    native,
+                    Some(false),
+                    "{kind:?} on {name}: {:?} do not reach the error natively",
+                    cex.inputs
+                );
             }
             if outcome.verdict != Verdict::Unknown {
                 decided.push((kind, name, outcome.verdict));
@@ -428,45 +408,25 @@ fn residuals_satisfy_res_compile_and_read_back() {
         let mut inputs = res_check::input_lists(&p, 0x1d, 40);
         inputs.push(bug.clone());
         for give_up in ["path-length=20", "reached-states=30", "repeating-locations=3"] {
-            let options = AnalysisOptions {
-                give_up: vec![give_up.parse::<GiveUp>().expect("give-up")],
-                ..Default::default()
-            };
-            let condition = run_analysis(AnalysisKind::Explicit, &p, &options, None).condition;
             let label = format!("loop ({model}) / explicit {give_up}");
-            let residual = reduce(&p, &condition, DEFAULT_MAX_LOCATIONS)
-                .unwrap_or_else(|e| panic!("{label}: reduce failed: {e}"));
-            let mut local = res_check::Tally::default();
-            violations.extend(res_check::check_res(
+            let residual = res_check::residual_of_cut_explicit_run(
                 &label,
                 &p,
-                &condition,
-                &residual.program,
+                give_up,
                 &inputs,
-                res_check::ORIGINAL_STEPS,
-                &mut local,
-                res_check::CoveredRuns::MustBeCut,
-            ));
-            tally += local;
-            let c = emit_c(&residual.program);
+                &mut violations,
+                &mut tally,
+            );
+            let c = emit_c(&residual);
             assert!(c.contains("long double"), "{label}:\n{c}");
             if gcc {
-                let file = dir.path().join("residual.c");
-                std::fs::write(&file, &c).expect("write");
-                let out = Command::new("gcc")
-                    .args([model.gcc_flag(), "-c", "-o"])
-                    .arg(dir.path().join("residual.o"))
-                    .arg(&file)
-                    .output()
-                    .expect("gcc runs");
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                if !out.status.success() && !(model == DataModel::ILP32 && stderr.contains("bits/")) {
+                if let Err(stderr) = gcc_compiles(&c, "residual", model, dir.path()) {
                     panic!("{label}: the residual does not compile:\n{stderr}\n{c}");
                 }
             }
             let back = load_source("residual.c", &c, model).unwrap_or_else(|e| panic!("{label}: {e}\n{c}"));
             for list in &inputs {
-                let a = execute(&residual.program, list, &ExecOptions::default());
+                let a = execute(&residual, list, &ExecOptions::default());
                 let b = execute(&back, list, &ExecOptions::default());
                 assert_eq!(
                     (res_check::outcome(&a), a.nondet_values),

@@ -50,7 +50,7 @@ fn ieee_layout(bits: &BV, ty: IntType) -> BV {
     if !ty.is_long_double() {
         return bits.clone();
     }
-    bits.extract(79, 64).concat(&bits.extract(X87_FRACTION - 1, 0))
+    bits.extract(79, 64).concat(bits.extract(X87_FRACTION - 1, 0))
 }
 
 /// The x87 pattern of a 79-bit IEEE-layout pattern: the integer bit inserted, 1 unless the
@@ -62,7 +62,7 @@ fn x87_layout(ieee: &BV) -> BV {
         .ite(&BV::from_u64(0, 1), &BV::from_u64(1, 1));
     ieee.extract(78, X87_FRACTION)
         .concat(&integer_bit)
-        .concat(&ieee.extract(X87_FRACTION - 1, 0))
+        .concat(ieee.extract(X87_FRACTION - 1, 0))
 }
 
 /// Wraps the result of a `z3-sys` constructor. Z3 returns null only for ill-sorted arguments,
@@ -419,7 +419,7 @@ mod tests {
             let canonical = is_canonical(&bv_const(bits, 80)).simplify().as_bool();
             assert_eq!(canonical, Some(ty.normalize(bits) == bits), "{bits:#x}");
             let same = term(bits, ty)
-                ._eq(&term(ty.normalize(bits), ty))
+                .eq(term(ty.normalize(bits), ty))
                 .simplify()
                 .as_bool();
             assert_eq!(same, Some(true), "{bits:#x}");
