@@ -125,8 +125,13 @@ fn predicate_and_chc_analyses_stay_sound_on_floats() {
 #[test]
 fn unmodelled_floating_point_constructs_are_rejected_with_their_line() {
     let cases = [
-        ("int main(void) {\n  long double x = 1.0;\n  return 0;\n}\n", 6, "long double"),
-        ("int main(void) {\n  double x = 1.0L;\n  return 0;\n}\n", 6, "long double"),
+        ("int main(void) {\n  _Complex double x = 1.0;\n  return 0;\n}\n", 6, "complex type"),
+        ("int main(void) {\n  double x = 1.0i;\n  return 0;\n}\n", 6, "imaginary constant"),
+        (
+            "union lu { long double x; unsigned long long m; };\nint main(void) {\n  union lu u;\n  u.x = 1.0L;\n  return 0;\n}\n",
+            7,
+            "union of a long double and a member of another type",
+        ),
         (
             "union pu { double d; int *p; };\nint main(void) {\n  union pu u;\n  u.d = 1.0;\n  return 0;\n}\n",
             7,

@@ -34,7 +34,12 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 fn json_run(flow: &str, program: &str) -> serde_json::Value {
-    let out = baton(&["run", flow, program, "--json"]);
+    json_run_with(flow, program, &[])
+}
+
+/// [`json_run`] with further arguments.
+fn json_run_with(flow: &str, program: &str, more: &[&str]) -> serde_json::Value {
+    let out = baton(&[&["run", flow, program, "--json"], more].concat());
     assert!(
         out.status.success(),
         "baton run failed: {}",
@@ -150,17 +155,17 @@ fn missing_tool_fails_before_the_flow_starts() {
     assert!(!keep.join("01-first").exists());
 }
 
+/// One CBMC stage.
+const CBMC_FLOW: &str =
+    "flow: c\nbudget: { cpu_time: 60s }\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 20 }\n";
+
 #[test]
 fn cbmc_stage_proves_and_refutes() {
     if !cbmc_installed() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let flow = write(
-        dir.path(),
-        "c.yaml",
-        "flow: c\nbudget: { cpu_time: 60s }\nstages:\n  - name: bmc\n    tool: cbmc\n    options: { unwind: 20 }\n",
-    );
+    let flow = write(dir.path(), "c.yaml", CBMC_FLOW);
     let r = json_run(&flow, &write(dir.path(), "safe.c", SAFE));
     assert_eq!(r["verdict"], "true", "{r}");
     assert_eq!(r["deciding_stage"], "bmc");
@@ -168,6 +173,41 @@ fn cbmc_stage_proves_and_refutes() {
     assert_eq!(r["verdict"], "false(unreach-call)", "{r}");
     let note = r["stages"][0]["note"].as_str().unwrap_or("");
     assert!(note.contains("replay"), "{note}");
+}
+
+/// `1.0L + 0x1p-70L == 1.0L` with gcc's x87 `long double`, not in CBMC's wider format.
+const LONG_DOUBLE_ROUNDS: &str = "void reach_error(void) {}\nint main(void) {\n  long double x = 1.0L;\n  long double y = x + 0x1p-70L;\n  if (y OP x) reach_error();\n  return 0;\n}\n";
+
+/// A bug CBMC finds with `long double` values that are x87 values too.
+const LONG_DOUBLE_BUG: &str = "extern long double __VERIFIER_nondet_long_double(void);\nvoid reach_error(void) {}\nint main(void) {\n  long double x = __VERIFIER_nondet_long_double();\n  long double y = __VERIFIER_nondet_long_double();\n  if (x == 2.5L && y > 1e4000L) reach_error();\n  return 0;\n}\n";
+
+/// CBMC computes `long double` in a wider format than gcc's x87: its proof of a program that
+/// is unsafe with gcc is not believed, its counterexample of a program that is safe with gcc
+/// does not replay, and one that is a counterexample with gcc too is confirmed; in both data
+/// models.
+#[test]
+fn cbmc_stage_on_long_double_programs() {
+    if !cbmc_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flow = write(dir.path(), "c.yaml", CBMC_FLOW);
+    let unsafe_for_gcc = write(dir.path(), "eq.c", &LONG_DOUBLE_ROUNDS.replace("OP", "=="));
+    let safe_for_gcc = write(dir.path(), "ne.c", &LONG_DOUBLE_ROUNDS.replace("OP", "!="));
+    let bug = write(dir.path(), "bug.c", LONG_DOUBLE_BUG);
+    for model in ["ILP32", "LP64"] {
+        let run = |program: &str| json_run_with(&flow, program, &["--data-model", model]);
+        let r = run(&unsafe_for_gcc);
+        assert_eq!(r["verdict"], "unknown", "{model}: {r}");
+        let note = r["stages"][0]["note"].as_str().unwrap_or("");
+        assert!(note.contains("not believed"), "{model}: {note}");
+        let r = run(&safe_for_gcc);
+        assert_eq!(r["verdict"], "unknown", "{model}: {r}");
+        let note = r["stages"][0]["note"].as_str().unwrap_or("");
+        assert!(note.contains("does not reach the error"), "{model}: {note}");
+        let r = run(&bug);
+        assert_eq!(r["verdict"], "false(unreach-call)", "{model}: {r}");
+    }
 }
 
 #[test]

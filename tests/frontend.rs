@@ -125,12 +125,12 @@ fn all_sv_benchmarks_tasks_lower() {
 fn unsupported_constructs_give_one_line_with_line_number() {
     let cases = [
         (
-            "int main() {\n  long double f = 1;\n  return 0;\n}\n",
-            "t.c:2: unsupported: long double",
+            "int main() {\n  _Complex double f = 1;\n  return 0;\n}\n",
+            "t.c:2: unsupported: complex type",
         ),
         (
-            "int main() {\n  int x = 0;\n  return x > 1.5L;\n}\n",
-            "t.c:3: unsupported: long double",
+            "int main() {\n  int x = 0;\n  return x > 1.5i;\n}\n",
+            "t.c:3: unsupported: imaginary constant",
         ),
         (
             "int main() {\n  int *(*p)[3];\n  return p == 0;\n}\n",
@@ -207,7 +207,7 @@ fn malformed_and_missing_input_are_errors() {
 fn binary_exits_with_status_2_on_frontend_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.c");
-    std::fs::write(&bad, "int main() {\n  long double d = 0;\n  return 0;\n}\n").expect("write");
+    std::fs::write(&bad, "int main() {\n  _Complex double d = 0;\n  return 0;\n}\n").expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_baton"))
         .args(["cfa"])
         .arg(&bad)
@@ -217,7 +217,7 @@ fn binary_exits_with_status_2_on_frontend_errors() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.trim_end(),
-        format!("{}:2: unsupported: long double", bad.display())
+        format!("{}:2: unsupported: complex type", bad.display())
     );
     let out = Command::new(env!("CARGO_BIN_EXE_baton"))
         .args(["cfa", "/nonexistent/y.c"])

@@ -99,20 +99,20 @@ fn uses_of_unmodelled_constructs_are_rejected_at_the_programs_line() {
             "t.c:3: unsupported: call through a pointer to a variadic function",
         ),
         (
-            "long double f = 1.5L;\nvoid reach_error(void) {}\nint main(void) {\n  if (f > 1) reach_error();\n  return 0;\n}\n",
-            "t.c:4: unsupported: long double (`f` declared at t.c:1)",
+            "_Complex double f = 1.5;\nvoid reach_error(void) {}\nint main(void) {\n  if (f > 1) reach_error();\n  return 0;\n}\n",
+            "t.c:4: unsupported: complex type (`f` declared at t.c:1)",
         ),
         (
             "extern int names[2];\nint main(void) {\n  return names[0];\n}\n",
             "t.c:3: unsupported: extern array (`names` declared at t.c:1)",
         ),
         (
-            "int helper(void) {\n  long double g = 2;\n  return g > 1;\n}\nint main(void) {\n  return helper();\n}\n",
-            "t.c:2: unsupported: long double",
+            "int helper(void) {\n  _Complex double g = 2;\n  return g > 1;\n}\nint main(void) {\n  return helper();\n}\n",
+            "t.c:2: unsupported: complex type",
         ),
         (
-            "extern long double sqrtl(long double);\nint main(void) {\n  int x = 4;\n  int r = sqrtl(x);\n  return r;\n}\n",
-            "t.c:4: unsupported: long double",
+            "extern _Complex double csqrt(_Complex double);\nint main(void) {\n  int x = 4;\n  int r = csqrt(x);\n  return r;\n}\n",
+            "t.c:4: unsupported: complex type",
         ),
         (
             "int v(int n, ...) { return n; }\nint main(void) {\n  return v(1, 2);\n}\n",
@@ -146,8 +146,8 @@ fn errors_inside_header_functions_name_the_programs_line() {
     let header = dir.path().join("helpers.h");
     std::fs::write(
         &header,
-        "static inline int unused_in_header(void) { long double f = 1; return f > 0; }\n\
-         static inline int twice(int a) {\n  long double d = a;\n  return a * 2;\n}\n",
+        "static inline int unused_in_header(void) { _Complex double f = 1; return f > 0; }\n\
+         static inline int twice(int a) {\n  _Complex double d = a;\n  return a * 2;\n}\n",
     )
     .expect("write header");
     let include = format!("#include \"{}\"\n", header.display());
@@ -156,7 +156,7 @@ fn errors_inside_header_functions_name_the_programs_line() {
     let used = format!("{include}int main(void) {{\n  return twice(2);\n}}\n");
     assert_eq!(
         error_of(&used),
-        format!("t.c:3: unsupported: long double (at {}:3)", header.display())
+        format!("t.c:3: unsupported: complex type (at {}:3)", header.display())
     );
 }
 

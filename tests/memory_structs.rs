@@ -9,15 +9,13 @@ mod memory_programs;
 #[path = "support/res_check.rs"]
 mod res_check;
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
+use baton::analyses::AnalysisKind;
 use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::Ending;
 use baton::cfa::semantics::UndefinedBehavior;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
-use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
-use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
 use baton::verdict::Verdict;
 use memory_programs::{assert_errors, assert_sound, gcc_compiles, have_gcc, run, verify};
 
@@ -524,31 +522,20 @@ fn residuals_of_cut_explicit_runs_compile_and_satisfy_res() {
             let mut inputs = res_check::input_lists(&p, 0x57 + k as u64, 40);
             inputs.push(bug.to_vec());
             for give_up in ["path-length=25", "reached-states=40", "repeating-locations=2"] {
-                let options = AnalysisOptions {
-                    give_up: vec![give_up.parse::<GiveUp>().expect("give-up")],
-                    ..Default::default()
-                };
-                let condition = run_analysis(AnalysisKind::Explicit, &p, &options, None).condition;
                 let label = format!(
                     "{name} ({}) / explicit {give_up}",
                     if reachable { "buggy" } else { "safe" }
                 );
-                let residual = reduce(&p, &condition, DEFAULT_MAX_LOCATIONS)
-                    .unwrap_or_else(|e| panic!("{label}: reduce failed: {e}"));
-                let mut local = res_check::Tally::default();
-                violations.extend(res_check::check_res(
+                let residual = res_check::residual_of_cut_explicit_run(
                     &label,
                     &p,
-                    &condition,
-                    &residual.program,
+                    give_up,
                     &inputs,
-                    res_check::ORIGINAL_STEPS,
-                    &mut local,
-                    res_check::CoveredRuns::MustBeCut,
-                ));
-                tally += local;
+                    &mut violations,
+                    &mut tally,
+                );
                 if have_gcc() {
-                    let c = emit_c(&residual.program);
+                    let c = emit_c(&residual);
                     if let Err(stderr) = gcc_compiles(&c, name, DataModel::ILP32, dir.path()) {
                         panic!("{label}: the residual does not compile:\n{stderr}\n{c}");
                     }

@@ -3,7 +3,7 @@
 //! Pipeline (checked against CBMC 6.6.0, Debian trixie's package):
 //! 1. `goto-cc -m32|-m64 -D__VERIFIER_error=__baton_VERIFIER_error
 //!    -D__VERIFIER_nondet_<t>=__baton_nondet_<t> ... prog.c -o prog.gb` (one `-D` per integer
-//!    nondet function, see [`NONDET_SUFFIXES`])
+//!    nondet function, see [`NONDET_SUFFIXES`], and per floating-point one)
 //! 2. `goto-instrument --remove-function-body reach_error
 //!    --remove-function-body __baton_VERIFIER_error
 //!    --generate-function-body '^(reach_error|__baton_VERIFIER_error)$'
@@ -28,10 +28,19 @@
 //! are not the reach-error property; `--no-built-in-assertions` is *not* used: it would also drop
 //! the generated assertion. Failures of other properties (the program's own assertions, CBMC's
 //! `no-body` checks for functions without body) are not the reach-error property and are ignored.
+//!
+//! CBMC 6.6 computes `long double` as an IEEE format with 15 exponent bits and 80 (`-m32`) or 112
+//! (`-m64`) fraction bits, not as gcc's x87 extended precision (64-bit significand): `1.0L +
+//! 0x1p-70L == 1.0L` holds with gcc and not in CBMC. Its counterexamples are replayed like any
+//! other, but its proofs of a program that computes with `long double` ([`uses_long_double`]) are
+//! not believed: the `bounded` extractor answers `unknown` and covers nothing.
 
 use super::afl::NONDET_SUFFIXES;
 use super::CommandLine;
+use crate::cfa::expr::{Expr, ExprKind};
+use crate::cfa::float;
 use crate::cfa::types::DataModel;
+use crate::cfa::{Operation, Program};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +49,28 @@ pub const RENAMED_VERIFIER_ERROR: &str = "__baton_VERIFIER_error";
 
 /// The prefix the nondet functions get in the goto program (see the module documentation).
 pub const RENAMED_NONDET_PREFIX: &str = "__baton_nondet_";
+
+/// The floating-point nondet functions renamed besides the integer ones.
+pub const FLOAT_NONDET_SUFFIXES: [&str; 3] = ["float", "double", "long_double"];
+
+/// True if `program` computes with `long double` anywhere: a variable, a nondet value or an
+/// operation of that type (see the module doc).
+pub fn uses_long_double(program: &Program) -> bool {
+    fn in_expr(e: &Expr) -> bool {
+        e.ty.is_long_double()
+            || match &e.kind {
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => in_expr(a),
+                ExprKind::Binary(_, a, b) => in_expr(a) || in_expr(b),
+                _ => false,
+            }
+    }
+    program.variables.iter().any(|v| v.ty.is_long_double())
+        || program.edges.iter().any(|e| {
+            let mut found = matches!(e.op, Operation::Nondet { ty, .. } if ty.is_long_double());
+            e.op.for_each_expr(&mut |x| found |= in_expr(x));
+            found
+        })
+}
 
 /// The properties whose failure means the error function is reachable.
 pub const TARGET_PROPERTIES: [&str; 2] = ["reach_error.assertion.1", "__baton_VERIFIER_error.assertion.1"];
@@ -102,7 +133,7 @@ pub fn pipeline(
         .arg(model.gcc_flag())
         .arg(format!("-D__VERIFIER_error={RENAMED_VERIFIER_ERROR}"));
     // Floats too: their values are read back as bit patterns from the trace.
-    for suffix in NONDET_SUFFIXES.iter().chain(&["float", "double"]) {
+    for suffix in NONDET_SUFFIXES.iter().chain(&FLOAT_NONDET_SUFFIXES) {
         compile = compile.arg(format!(
             "-D__VERIFIER_nondet_{suffix}={RENAMED_NONDET_PREFIX}{suffix}"
         ));
@@ -360,14 +391,31 @@ fn nondet_values(trace: &[Value]) -> Result<Vec<i128>, String> {
 
 /// One integer value of a trace step: `data` is a C literal (`-7`, `4000000000u`,
 /// `2329772368531026934l`, `TRUE`); when it is not one, `binary` with the signedness of `type`.
+/// A floating-point value (`name` `float`) is its bit pattern, by its `width`: 32 and 64 bits
+/// are IEEE-754 binary32 and binary64 as Baton has them; 96 (ILP32) and 128 (LP64) bits are
+/// CBMC's `long double`, an IEEE format with 15 exponent bits and 80 or 112 fraction bits, not
+/// x87's: its value is rounded to the nearest `long double` (a candidate the replay checks).
 fn trace_value(value: &Value) -> Result<i128, String> {
     let data = value.get("data").and_then(Value::as_str);
     let ty = value.get("type").and_then(Value::as_str).unwrap_or("");
     let name = value.get("name").and_then(Value::as_str).unwrap_or("");
     if [ty, name].iter().any(|t| *t == "float" || *t == "double") {
-        // Baton's value of a float is its IEEE-754 bit pattern: CBMC's binary form.
         let binary = value.get("binary").and_then(Value::as_str).unwrap_or("");
-        return parse_binary(binary, false).ok_or_else(|| format!("bad binary value {binary:?} of a {ty}"));
+        let bad = || format!("bad binary value {binary:?} of a {ty}{name}");
+        let wide = |model: DataModel, fraction_bits: u32| {
+            let raw = u128::from_str_radix(binary, 2).map_err(|_| bad())?;
+            Ok(float::from_interchange(
+                raw,
+                15,
+                fraction_bits,
+                model.long_double(),
+            ))
+        };
+        return match binary.len() {
+            96 => wide(DataModel::ILP32, 80),
+            128 => wide(DataModel::LP64, 112),
+            _ => parse_binary(binary, false).ok_or_else(bad),
+        };
     }
     if let Some(v) = data.and_then(parse_c_integer_literal) {
         return Ok(v);
@@ -470,6 +518,31 @@ mod tests {
                 nondet_values: vec![1, -100, -30000, 4294967295, -5000000000],
             }
         );
+    }
+
+    /// CBMC's `long double` values (80 and 112 fraction bits under ILP32 and LP64) as x87
+    /// patterns, a subnormal included; a `double` beside them as its own bits.
+    #[test]
+    fn long_double_values_in_both_data_models() {
+        for (name, model) in [
+            ("long_double_ilp32", DataModel::ILP32),
+            ("long_double_lp64", DataModel::LP64),
+        ] {
+            let ld = model.long_double();
+            let literal = |text: &str| float::parse_literal(text, ld).expect("literal");
+            assert_eq!(
+                parse_output(&recorded(name), Some(10), 5),
+                CbmcOutcome::Violation {
+                    property: "reach_error.assertion.1".into(),
+                    nondet_values: vec![
+                        literal("2.5"),
+                        float::negate(literal("0x1.8p-16400"), ld),
+                        i128::from(0.25f64.to_bits()),
+                    ],
+                },
+                "{name}"
+            );
+        }
     }
 
     #[test]
@@ -607,8 +680,11 @@ mod tests {
                 "/w/prog.instrumented.gb"
             ]
         );
-        assert_eq!(p.compile.args.len(), 7 + NONDET_SUFFIXES.len());
-        for renamed in ["int", "double"] {
+        assert_eq!(
+            p.compile.args.len(),
+            5 + NONDET_SUFFIXES.len() + FLOAT_NONDET_SUFFIXES.len()
+        );
+        for renamed in ["int", "double", "long_double"] {
             let define = format!("-D__VERIFIER_nondet_{renamed}=__baton_nondet_{renamed}");
             assert!(p.compile.argv_lossy().contains(&define), "{define}");
         }

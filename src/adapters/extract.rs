@@ -113,11 +113,23 @@ fn run_bounded(
         }
         return Ok(o);
     }
+    // A program Baton cannot lower is searched for the words (also where no value is computed).
+    let long_double = match task.cfa {
+        Some(cfa) => cbmc::uses_long_double(cfa),
+        None => std::fs::read_to_string(task.program).map_or(true, |text| text.contains("long double")),
+    };
     Ok(match parsed {
         cbmc::CbmcOutcome::Violation {
             nondet_values,
             property,
         } => Outcome::bug(vec![nondet_values], format!("cbmc: {property} fails"), ""),
+        cbmc::CbmcOutcome::Safe | cbmc::CbmcOutcome::SafeWithinBound { .. } if long_double => {
+            Outcome::nothing(
+                "unknown",
+                "cbmc: safe, not believed: CBMC computes long double in a wider format than gcc's x87 \
+             extended precision",
+            )
+        }
         cbmc::CbmcOutcome::Safe => {
             Outcome::proof(format!("cbmc: safe, all loops fully unwound (unwind {unwind})"))
         }

@@ -1,12 +1,16 @@
 //! Scalar types and data models: the value domain of Baton's CFA.
 //!
 //! Every C scalar the frontend accepts (integers of all widths and signedness, `_Bool`, enums,
-//! pointers that are only stored and compared, `float` and `double`) becomes an [`IntType`].
-//! Values are kept as `i128` *normalised* to their type: sign-extended for signed types,
-//! zero-extended for unsigned ones, `0`/`1` for `_Bool`, and for the floating-point types the
-//! IEEE-754 bit pattern (binary32 / binary64), zero-extended. A float value is thus its bytes,
-//! as in memory: reinterpreting a union's bytes is the identity on the bit pattern.
+//! pointers that are only stored and compared, `float`, `double` and `long double`) becomes an
+//! [`IntType`]. Values are kept as `i128` *normalised* to their type: sign-extended for signed
+//! types, zero-extended for unsigned ones, `0`/`1` for `_Bool`, and for the floating-point types
+//! the bit pattern (IEEE-754 binary32 / binary64, x87's 80-bit extended format for `long
+//! double`), zero-extended. A float value is thus its bytes, as in memory: reinterpreting a
+//! union's bytes is the identity on the bit pattern. A `long double` object has padding bytes
+//! after its 10 value bytes (gcc: 12 bytes under ILP32, 16 under LP64), so its type depends on
+//! the data model like `long`'s does ([`DataModel::long_double`]).
 
+use super::float;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -61,6 +65,20 @@ impl DataModel {
     pub fn pointer(self) -> IntType {
         IntType::unsigned(self.pointer_bits())
     }
+
+    /// The C type `long double`: x87's 80-bit extended format, as gcc has it on x86 Linux,
+    /// in 12 bytes under ILP32 (i386 System V ABI) and 16 under LP64 (x86-64 ABI).
+    pub fn long_double(self) -> IntType {
+        IntType {
+            bits: 80,
+            signed: false,
+            float: true,
+            padding: match self {
+                DataModel::ILP32 => 2,
+                DataModel::LP64 => 6,
+            },
+        }
+    }
 }
 
 impl std::str::FromStr for DataModel {
@@ -83,15 +101,26 @@ impl fmt::Display for DataModel {
     }
 }
 
-/// A scalar type: width in bits and signedness of an integer (`bits == 1` is `_Bool`), or an
-/// IEEE-754 floating-point type (`float`: 32 bits, `double`: 64 bits) when `float` is set.
+/// A scalar type: width in bits and signedness of an integer (`bits == 1` is `_Bool`), or a
+/// floating-point type (`float`: 32 bits, `double`: 64 bits, `long double`: 80 bits) when
+/// `float` is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct IntType {
+    /// Width of the value in bits (also of a float's bit pattern).
     pub bits: u8,
     pub signed: bool,
-    /// True for `float` and `double`: values are bit patterns, arithmetic is IEEE-754.
+    /// True for the floating-point types: values are bit patterns, arithmetic is IEEE-754's.
     #[serde(default)]
     pub float: bool,
+    /// Bytes of an object of this type after its value's bytes: 0, except for `long double`
+    /// (see [`DataModel::long_double`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub padding: u8,
+}
+
+/// For serde: a `padding` of 0 is left out, so files of types without padding stay as they were.
+fn is_zero(padding: &u8) -> bool {
+    *padding == 0
 }
 
 impl IntType {
@@ -99,46 +128,55 @@ impl IntType {
         bits: 1,
         signed: false,
         float: false,
+        padding: 0,
     };
     pub const CHAR: IntType = IntType {
         bits: 8,
         signed: true,
         float: false,
+        padding: 0,
     };
     pub const UCHAR: IntType = IntType {
         bits: 8,
         signed: false,
         float: false,
+        padding: 0,
     };
     pub const SHORT: IntType = IntType {
         bits: 16,
         signed: true,
         float: false,
+        padding: 0,
     };
     pub const USHORT: IntType = IntType {
         bits: 16,
         signed: false,
         float: false,
+        padding: 0,
     };
     pub const INT: IntType = IntType {
         bits: 32,
         signed: true,
         float: false,
+        padding: 0,
     };
     pub const UINT: IntType = IntType {
         bits: 32,
         signed: false,
         float: false,
+        padding: 0,
     };
     pub const LLONG: IntType = IntType {
         bits: 64,
         signed: true,
         float: false,
+        padding: 0,
     };
     pub const ULLONG: IntType = IntType {
         bits: 64,
         signed: false,
         float: false,
+        padding: 0,
     };
 
     /// `float` (IEEE-754 binary32).
@@ -146,12 +184,14 @@ impl IntType {
         bits: 32,
         signed: false,
         float: true,
+        padding: 0,
     };
     /// `double` (IEEE-754 binary64).
     pub const DOUBLE: IntType = IntType {
         bits: 64,
         signed: false,
         float: true,
+        padding: 0,
     };
 
     pub const fn signed(bits: u8) -> IntType {
@@ -159,6 +199,7 @@ impl IntType {
             bits,
             signed: true,
             float: false,
+            padding: 0,
         }
     }
 
@@ -167,6 +208,7 @@ impl IntType {
             bits,
             signed: false,
             float: false,
+            padding: 0,
         }
     }
 
@@ -175,9 +217,14 @@ impl IntType {
         self.bits == 1
     }
 
-    /// True for `float` and `double`.
+    /// True for `float`, `double` and `long double`.
     pub fn is_float(self) -> bool {
         self.float
+    }
+
+    /// True for `long double` (x87 extended precision, in either data model).
+    pub fn is_long_double(self) -> bool {
+        self.float && self.bits == 80
     }
 
     /// The integer type of the same size: what a float's bit pattern is as an unsigned number.
@@ -185,12 +232,12 @@ impl IntType {
         IntType::unsigned(self.bits)
     }
 
-    /// Size in bytes (`sizeof`).
+    /// Size in bytes (`sizeof`): the value's bytes and the padding after them.
     pub fn size_bytes(self) -> u32 {
         if self.is_bool() {
             1
         } else {
-            u32::from(self.bits) / 8
+            u32::from(self.bits) / 8 + u32::from(self.padding)
         }
     }
 
@@ -215,7 +262,9 @@ impl IntType {
     }
 
     /// Converts any integer to this type as C does (C11 6.3.1.2, 6.3.1.3 with wrap-around,
-    /// which is what gcc does for signed targets).
+    /// which is what gcc does for signed targets). For a float type the integer is a bit
+    /// pattern: its low bits are kept, and a `long double` pattern is made canonical
+    /// ([`float::canonical_x87`]).
     pub fn normalize(self, value: i128) -> i128 {
         if self.is_bool() {
             return i128::from(value != 0);
@@ -223,7 +272,9 @@ impl IntType {
         let bits = u32::from(self.bits);
         let mask: i128 = if bits >= 127 { -1 } else { (1i128 << bits) - 1 };
         let low = value & mask;
-        if self.signed && (low >> (bits - 1)) & 1 == 1 {
+        if self.is_long_double() {
+            float::canonical_x87(low)
+        } else if self.signed && (low >> (bits - 1)) & 1 == 1 {
             low - (1i128 << bits)
         } else {
             low
@@ -232,7 +283,9 @@ impl IntType {
 
     /// True if `value` is already a normalised value of this type.
     pub fn contains(self, value: i128) -> bool {
-        value >= self.min() && value <= self.max()
+        value >= self.min()
+            && value <= self.max()
+            && (!self.is_long_double() || self.normalize(value) == value)
     }
 
     /// Integer promotion (C11 6.3.1.1): every integer narrower than `int` becomes `int`;
@@ -280,7 +333,11 @@ impl IntType {
     /// The C spelling of this type, for emitted C code.
     pub fn c_name(self, model: DataModel) -> &'static str {
         if self.float {
-            return if self.bits == 32 { "float" } else { "double" };
+            return match self.bits {
+                32 => "float",
+                64 => "double",
+                _ => "long double",
+            };
         }
         match (self.bits, self.signed) {
             (1, _) => "_Bool",
@@ -301,7 +358,11 @@ impl IntType {
     /// The `__VERIFIER_nondet_*` suffix that yields this type.
     pub fn nondet_suffix(self, model: DataModel) -> &'static str {
         if self.float {
-            return if self.bits == 32 { "float" } else { "double" };
+            return match self.bits {
+                32 => "float",
+                64 => "double",
+                _ => "long_double",
+            };
         }
         match (self.bits, self.signed) {
             (1, _) => "bool",

@@ -1,14 +1,15 @@
 //! The C frontend: preprocesses a C file with gcc, parses it with `lang-c` and lowers it into
 //! Baton's CFA model ([`crate::cfa::Program`]).
 //!
-//! Baton models integers, `float`/`double` (IEEE-754, see [`crate::cfa::float`]), unions of
+//! Baton models integers, `float`/`double`/`long double` (IEEE-754 and x87's extended format, see
+//! [`crate::cfa::float`]), unions of
 //! scalars for type punning, arrays of these (fixed and variable length, multi-dimensional,
 //! with initialiser lists; see [`crate::cfa::memory`]), structs as records of scalar cells
 //! (nested, arrays of structs, copies, initialisers, passed by value), recursion, and pointers
 //! ([`crate::cfa::address`]: address-of scalars, scalar arrays and their elements and struct
 //! members, decay of one-dimensional arrays, `*p`, `p->f`, `p[i]`, arithmetic within an object,
 //! `malloc`/`calloc`/`realloc`/`free`/`alloca`, never failing). Everything else (the address of
-//! a whole struct variable, structs copied through pointers, function pointers, `long double`)
+//! a whole struct variable, structs copied through pointers, function pointers)
 //! is rejected with a one-line
 //! `FILE:LINE: unsupported: <construct>` error instead of being approximated, so no later stage
 //! can give a verdict about a program it does not understand. Only what the program uses
@@ -41,7 +42,7 @@ use thiserror::Error;
 /// Why a C file could not be turned into a [`Program`]. Every variant displays as one line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FrontendError {
-    /// A construct Baton does not model (structs, pointer dereference, `long double`, ...).
+    /// A construct Baton does not model (inline assembly, bit-fields in unions, ...).
     #[error("{file}:{line}: unsupported: {construct}")]
     Unsupported {
         file: String,

@@ -181,17 +181,18 @@ pub(crate) fn integer_constant(c: &Integer, model: DataModel) -> Option<(i128, I
         .map(|t| (value, t))
 }
 
-/// The bit pattern and type C gives a floating-point constant (C11 6.4.4.2): `double`, or
-/// `float` with suffix `f`, rounded to nearest. `Err(Some(what))` names what Baton does not
-/// model (a `long double` or imaginary constant); `Err(None)`: the text is malformed.
-pub(crate) fn float_constant(c: &Float) -> Result<(i128, IntType), Option<&'static str>> {
+/// The bit pattern and type C gives a floating-point constant (C11 6.4.4.2): `double`, `float`
+/// with suffix `f`, `long double` (of the data model `model`) with suffix `l`, rounded to
+/// nearest. `Err(Some(what))` names what Baton does not model (an imaginary or `_FloatN`
+/// constant); `Err(None)`: the text is malformed.
+pub(crate) fn float_constant(c: &Float, model: DataModel) -> Result<(i128, IntType), Option<&'static str>> {
     if c.suffix.imaginary {
         return Err(Some("imaginary constant"));
     }
     let ty = match c.suffix.format {
         FloatFormat::Float => IntType::FLOAT,
         FloatFormat::Double => IntType::DOUBLE,
-        FloatFormat::LongDouble => return Err(Some("long double")),
+        FloatFormat::LongDouble => model.long_double(),
         FloatFormat::TS18661Format(_) => return Err(Some("_FloatN constant")),
     };
     let text = match c.base {

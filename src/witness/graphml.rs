@@ -10,7 +10,7 @@ use super::format::{
 };
 use super::violation::{PathPoint, WitnessValue};
 use super::{program_file, UNREACH_CALL};
-use crate::cfa::types::IntType;
+use crate::cfa::types::{DataModel, IntType};
 use crate::cfa::{Operation, Program};
 use crate::xml::Element;
 use quick_xml::escape::escape;
@@ -60,9 +60,11 @@ pub fn graphml_values(text: &str) -> Result<Vec<WitnessValue>, String> {
                 edge.line
             )
         })?;
-        let ty = match function.rsplit('_').next() {
+        // A `long double`'s bit pattern is the same in both data models.
+        let ty = match function.strip_prefix("__VERIFIER_nondet_") {
             Some("float") => IntType::FLOAT,
             Some("double") => IntType::DOUBLE,
+            Some("long_double") => DataModel::ILP32.long_double(),
             _ => IntType::LLONG,
         };
         let value = super::violation::result_value(&assumption, ty).ok_or_else(|| {

@@ -2,11 +2,12 @@
 //! `function_return` waypoints, GraphML assumptions): `c` is a C constant — an integer, a
 //! decimal or hexadecimal floating-point literal (parsed exactly, [`crate::cfa::float`]),
 //! gcc's `__builtin_inf`/`__builtin_nan` forms Baton writes for the other floating-point
-//! values — possibly negated, parenthesised and cast. The value is returned as the result's
-//! type carries it: an integer as itself, a `float` or `double` as its bit pattern.
+//! values (suffixed `f` for `float`, `l` for `long double`) — possibly negated, parenthesised
+//! and cast. The value is returned as the result's type carries it: an integer as itself, a
+//! `float`, `double` or `long double` as its bit pattern.
 
 use crate::cfa::float;
-use crate::cfa::types::IntType;
+use crate::cfa::types::{DataModel, IntType};
 
 /// A constant of a constraint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +22,17 @@ enum Constant {
 
 /// The type integer constants are converted from (wide enough for every literal Baton reads).
 const INT_SOURCE: IntType = IntType::LLONG;
+
+/// `long double` for constants: its values' bit patterns are the same in both data models (only
+/// the padding after them differs), and constants only carry bit patterns.
+fn long_double() -> IntType {
+    DataModel::ILP32.long_double()
+}
+
+/// True if `a` and `b` have the same values (the same type, up to a `long double`'s padding).
+fn same_values(a: IntType, b: IntType) -> bool {
+    (a.bits, a.signed, a.float) == (b.bits, b.signed, b.float)
+}
 
 impl Constant {
     fn negate(self) -> Constant {
@@ -43,7 +55,7 @@ impl Constant {
                 ty: to,
             }),
             (Constant::Float { bits, ty }, true) => Some(Constant::Float {
-                bits: if ty == to {
+                bits: if same_values(ty, to) {
                     bits
                 } else {
                     float::convert(bits, ty, to)?
@@ -58,7 +70,7 @@ impl Constant {
     fn as_type(self, ty: IntType) -> Option<i128> {
         match self {
             Constant::Int(v) if !ty.is_float() => Some(v),
-            Constant::Float { bits, ty: t } if t == ty => Some(bits),
+            Constant::Float { bits, ty: t } if same_values(t, ty) => Some(bits),
             _ => {
                 let (from, value) = match self {
                     Constant::Int(v) => (INT_SOURCE, v),
@@ -129,6 +141,7 @@ fn type_named(name: &str) -> Option<IntType> {
     Some(match words.as_slice() {
         ["float"] => IntType::FLOAT,
         ["double"] => IntType::DOUBLE,
+        ["long", "double"] => long_double(),
         words
             if words.iter().all(|w| {
                 matches!(
@@ -143,16 +156,26 @@ fn type_named(name: &str) -> Option<IntType> {
     })
 }
 
-/// `inf()`, `inff()`, `nan("0x…")`, `nanf(…)`, `nans(…)`, `nansf(…)` (after `__builtin_`).
+/// `inf()`, `nan("0x…")`, `nans(…)` (after `__builtin_`), each also with suffix `f` (`float`)
+/// or `l` (`long double`).
 fn special(builtin: &str) -> Option<Constant> {
     let (name, args) = builtin.split_once('(')?;
     let args = args.strip_suffix(')')?.trim();
-    let (kind, ty) = match name.strip_suffix('f') {
-        Some(k) if k == "inf" || k == "nan" || k == "nans" => (k, IntType::FLOAT),
+    let kinds = ["inf", "nan", "nans"];
+    let (kind, ty) = match (name.strip_suffix('f'), name.strip_suffix('l')) {
+        (Some(k), _) if kinds.contains(&k) => (k, IntType::FLOAT),
+        (_, Some(k)) if kinds.contains(&k) => (k, long_double()),
         _ => (name, IntType::DOUBLE),
     };
-    let fraction_bits: u32 = if ty == IntType::FLOAT { 23 } else { 52 };
-    let exponent = ((1i128 << (ty.bits as u32 - 1 - fraction_bits)) - 1) << fraction_bits;
+    // x87's integer bit (bit 63) is set in every infinity and NaN; the fraction is below it.
+    let (fraction_bits, integer_bit): (u32, u32) = match ty.bits {
+        32 => (23, 0),
+        64 => (52, 0),
+        _ => (63, 1),
+    };
+    let exponent_bits = u32::from(ty.bits) - 1 - fraction_bits - integer_bit;
+    let exponent = ((1i128 << exponent_bits) - 1) << (fraction_bits + integer_bit)
+        | i128::from(integer_bit) << fraction_bits;
     let payload = || -> Option<i128> {
         let quoted = args.strip_prefix('"')?.strip_suffix('"')?;
         let payload = if quoted.is_empty() {
@@ -185,9 +208,10 @@ fn literal(text: &str) -> Option<Constant> {
     if !is_float {
         return super::graphml::parse_int(text).map(Constant::Int);
     }
-    let (digits, ty) = match lower.strip_suffix('f') {
-        Some(d) => (d, IntType::FLOAT),
-        None => (lower.strip_suffix('l').unwrap_or(&lower), IntType::DOUBLE),
+    let (digits, ty) = match (lower.strip_suffix('f'), lower.strip_suffix('l')) {
+        (Some(d), _) => (d, IntType::FLOAT),
+        (_, Some(d)) => (d, long_double()),
+        _ => (lower.as_str(), IntType::DOUBLE),
     };
     Some(Constant::Float {
         bits: float::parse_literal(digits, ty)?,
@@ -245,6 +269,52 @@ mod tests {
         let nan = i128::from(f32::NAN.to_bits());
         let written = format!("\\result == {}", float::c_literal(nan, f));
         assert_eq!(result_value(&written, f), Some(nan), "{written}");
+    }
+
+    #[test]
+    fn long_double_results_as_baton_writes_them() {
+        for model in [DataModel::ILP32, DataModel::LP64] {
+            let ld = model.long_double();
+            for bits in [
+                0x3fff_8000_0000_0000_0000i128, // 1
+                0xbffd_aaaa_aaaa_aaaa_aaab,     // -1/3
+                0x0000_0000_0000_0000_0001,     // the smallest subnormal
+                0x7ffe_ffff_ffff_ffff_ffff,     // the largest finite value
+                0x8000_0000_0000_0000_0000,     // -0
+                0x7fff_8000_0000_0000_0000,     // infinity
+                0xffff_c000_0000_0000_0005,     // a quiet NaN with a payload
+                0x7fff_8000_0000_0000_0003,     // a signalling NaN
+            ] {
+                let written = format!("\\result == {}", float::c_literal(bits, ld));
+                assert_eq!(result_value(&written, ld), Some(bits), "{written}");
+            }
+        }
+        let ld = DataModel::LP64.long_double();
+        let third = float::binary(
+            crate::cfa::expr::BinaryOp::Div,
+            float::convert(1, IntType::INT, ld).unwrap(),
+            float::convert(3, IntType::INT, ld).unwrap(),
+            ld,
+        );
+        assert_eq!(result_value("\\result == 0.333333333333333333342L", ld), third);
+        // A double literal is a long double value; 1/3 in long double is no double value.
+        assert_eq!(
+            result_value("\\result == 0.5", ld),
+            Some(0x3ffe_8000_0000_0000_0000)
+        );
+        assert_eq!(
+            result_value("\\result == 0.1", ld),
+            float::convert(bits64(0.1).unwrap(), IntType::DOUBLE, ld)
+        );
+        assert_eq!(result_value("\\result == 0.1L", IntType::DOUBLE), None);
+        assert_eq!(
+            result_value("\\result == (double)0.1L", IntType::DOUBLE),
+            bits64(0.1)
+        );
+        assert_eq!(
+            result_value("\\result == (long double)7", ld),
+            Some(0x4001_e000_0000_0000_0000)
+        );
     }
 
     #[test]

@@ -233,8 +233,8 @@ pub fn witness_values(
     Ok(out)
 }
 
-/// The type of the result of the nondet call at `line` of the program file (a `float` or
-/// `double` value is its bit pattern); `long long` where there is none.
+/// The type of the result of the nondet call at `line` of the program file (a floating-point
+/// value is its bit pattern); `long long` where there is none.
 pub fn nondet_type_at(program: &Program, line: u32) -> IntType {
     program
         .edges

@@ -18,10 +18,13 @@
 //!   stuck) after consuming no more inputs than the original. This stronger property is checked,
 //!   and it implies the weaker one.
 
+use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::expr::{Expr, ExprKind};
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use baton::cfa::{Operation, Program};
 use baton::condition::ConditionAutomaton;
+use baton::cpa::monitor::GiveUp;
+use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
 use std::collections::BTreeSet;
 
 /// Step limit for original runs of the own programs (the shared tasks use less: many of them
@@ -187,6 +190,40 @@ pub fn check_res(
         }
     }
     violations
+}
+
+/// The residual program of an explicit run of `program` cut by the give-up condition `give_up`
+/// (e.g. `path-length=20`); the Res violations of the runs on `inputs` (covered runs must be cut)
+/// go to `violations`, labelled `label`, and the runs are counted in `tally`.
+#[allow(dead_code)] // each test binary uses part of it
+pub fn residual_of_cut_explicit_run(
+    label: &str,
+    program: &Program,
+    give_up: &str,
+    inputs: &[Vec<i128>],
+    violations: &mut Vec<String>,
+    tally: &mut Tally,
+) -> Program {
+    let options = AnalysisOptions {
+        give_up: vec![give_up.parse::<GiveUp>().expect("give-up")],
+        ..Default::default()
+    };
+    let condition = run_analysis(AnalysisKind::Explicit, program, &options, None).condition;
+    let residual = reduce(program, &condition, DEFAULT_MAX_LOCATIONS)
+        .unwrap_or_else(|e| panic!("{label}: reduce failed: {e}"));
+    let mut local = Tally::default();
+    violations.extend(check_res(
+        label,
+        program,
+        &condition,
+        &residual.program,
+        inputs,
+        ORIGINAL_STEPS,
+        &mut local,
+        CoveredRuns::MustBeCut,
+    ));
+    *tally += local;
+    residual.program
 }
 
 /// Every constant that appears in the program's expressions.

@@ -31,7 +31,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
-use z3::ast::{Array, Bool, Dynamic, Float, BV};
+use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
 use z3::{Model, Sort};
 
 /// A formula that cannot be built from the CFA (malformed program parts).
@@ -171,10 +171,18 @@ pub fn bv_const(value: i128, bits: u32) -> BV {
     }
 }
 
-/// Reads a bit-vector numeral as the normalised value of `ty`.
+/// Reads a bit-vector numeral as the normalised value of `ty` (of at most 127 bits: a `long
+/// double`'s 80 are read in two halves).
 pub fn bv_value(term: &BV, ty: IntType) -> Option<i128> {
-    let raw = term.as_u64()?;
-    Some(ty.normalize(i128::from(raw)))
+    let bits = term.get_size();
+    let raw = if bits <= 64 {
+        i128::from(term.as_u64()?)
+    } else {
+        let high = term.extract(bits - 1, 64).simplify().as_u64()?;
+        let low = term.extract(63, 0).simplify().as_u64()?;
+        i128::from(high) << 64 | i128::from(low)
+    };
+    Some(ty.normalize(raw))
 }
 
 /// Resizes `v` (holding a value of a type with signedness `signed`) to `bits` bits: sign or

@@ -2,7 +2,8 @@
 //! layer over Z3 (the system `libz3` through the `z3` crate).
 //!
 //! - [`formula`]: bit-precise SSA path formulas of CFA steps, nondet values from models.
-//! - [`ieee`]: `float`/`double` operations in Z3's floating-point theory, as SSE computes them.
+//! - [`ieee`]: `float`/`double`/`long double` operations in Z3's floating-point theory, as SSE and
+//!   x87 compute them.
 //! - [`abstraction`]: predicates, precisions, Cartesian and Boolean abstraction, coverage.
 //! - [`generalise`]: predicates that hold across loop iterations (collected linear terms,
 //!   relations without iteration-specific constants).

@@ -63,8 +63,7 @@ impl Lowerer<'_> {
         Ok(if void {
             CType::Void
         } else if double && long > 0 {
-            // x87 80-bit extended precision: not modelled, never silently as `double`.
-            CType::Unsupported("long double".into())
+            CType::Int(self.model.long_double())
         } else if double {
             CType::Int(IntType::DOUBLE)
         } else if float {

@@ -253,7 +253,7 @@ impl Lowerer<'_> {
 
     /// The bit pattern and type of a floating-point constant.
     pub(super) fn float_constant(&self, c: &lang_c::ast::Float, at: usize) -> Result<(i128, IntType)> {
-        float_constant(c).map_err(|what| match what {
+        float_constant(c, self.model).map_err(|what| match what {
             Some(what) => self.unsupported(at, what),
             None => self.malformed(at, "malformed floating-point constant"),
         })

@@ -85,6 +85,7 @@ fn nondet_suffix_type(suffix: &str, model: DataModel) -> Option<CType> {
         "ulonglong" | "u64" => IntType::ULLONG,
         "float" => IntType::FLOAT,
         "double" => IntType::DOUBLE,
+        "long_double" => model.long_double(),
         "pointer" => return Some(CType::pointer_to(CType::Void)),
         _ => return None,
     }))

@@ -7,7 +7,8 @@
 //! [`Bitcast`](crate::cfa::expr::ExprKind::Bitcast) of the variable's bytes to `m`'s type —
 //! of its low bytes if `m` is narrower (x86 is little-endian in both data models) — and
 //! writing it replaces those bytes. What does not fit this model — `_Bool`, pointer, array or
-//! aggregate members, bit-fields — is `unsupported` where the union type is used. A member of
+//! aggregate members, bit-fields, a `long double` beside members of other types — is
+//! `unsupported` where the union type is used. A member of
 //! a compound literal, `((union U){ .m = e }).n`, reads `e`'s bytes as `n` (the form Baton's
 //! C emitter writes for a bitcast).
 
@@ -143,6 +144,12 @@ pub(super) fn union_of(declared: Vec<MemberDecl>) -> CType {
     }
     if members.is_empty() {
         return CType::Unsupported("union without members".into());
+    }
+    // A narrower member's bytes are the low bits of an 80-bit integer, which C has no type for
+    // (the C emitter could not write the bitcast).
+    let long_double = members.iter().any(|(_, t)| t.is_long_double());
+    if long_double && members.iter().any(|(_, t)| !t.is_long_double()) {
+        return CType::Unsupported("union of a long double and a member of another type".into());
     }
     CType::Union(UnionType { members })
 }
