@@ -128,3 +128,51 @@ impl Shape {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::expr::Expr;
+
+    fn atom(i: i128) -> Formula {
+        Formula::Atom(Expr::int(i))
+    }
+
+    fn or(a: Formula, b: Formula) -> Formula {
+        Formula::Or(Box::new(a), Box::new(b))
+    }
+
+    fn and(a: Formula, b: Formula) -> Formula {
+        Formula::And(Box::new(a), Box::new(b))
+    }
+
+    #[test]
+    fn open_atoms_leave_only_what_decides() {
+        // (a && b) || (!a && c), and d.
+        let f = or(
+            and(atom(1), atom(2)),
+            and(Formula::Not(Box::new(atom(1))), atom(3)),
+        );
+        let s = Skeleton::of(&[f.clone(), atom(4)]);
+        assert_eq!(s.atoms.len(), 4);
+        assert_eq!(disjuncts(&f), 2);
+        assert_eq!(
+            s.eval(&[Some(true), Some(true), Some(false), Some(true)]),
+            Some(true)
+        );
+        assert_eq!(
+            s.eval(&[Some(true), Some(false), Some(true), Some(true)]),
+            Some(false)
+        );
+        // False whatever the open atom: one conjunct is false.
+        assert_eq!(s.eval(&[None, None, None, Some(false)]), Some(false));
+        assert_eq!(s.eval(&[Some(false), None, Some(true), Some(true)]), Some(true));
+        // Kleene's logic is cautious: `a || !a` with `a` open is open.
+        assert_eq!(s.eval(&[None, Some(true), Some(true), Some(true)]), None);
+        // Only a, b and d decide the first assignment; c is left open.
+        assert_eq!(
+            s.deciding(vec![Some(true), Some(true), Some(false), Some(true)]),
+            vec![Some(true), Some(true), None, Some(true)]
+        );
+    }
+}
