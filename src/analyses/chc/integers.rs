@@ -507,6 +507,7 @@ mod tests {
             array: None,
             initial: 0,
             temporary: false,
+            read_only: false,
             address: None,
         };
         Program {

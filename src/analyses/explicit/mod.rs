@@ -54,6 +54,7 @@ mod arrays;
 mod frames;
 mod heap;
 pub mod incremental;
+mod library;
 mod pointers;
 mod values;
 
@@ -397,6 +398,23 @@ impl Cpa for ExplicitCpa {
                         next.set(*v, None);
                     }
                 }
+                Operation::External { args, result, .. } => {
+                    if args.iter().any(|a| state.eval(a, overflow).is_err()) {
+                        return undefined();
+                    }
+                    if let Some(v) = result {
+                        next.set(*v, None);
+                    }
+                }
+                Operation::Library {
+                    function,
+                    args,
+                    result,
+                } => match library::transfer(&mut next, *function, args, *result, &self.objects(program)) {
+                    pointers::Access::Done(()) => {}
+                    pointers::Access::Undefined => return undefined(),
+                    pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
+                },
                 Operation::Alloc { lhs, kind, size } => {
                     let Ok(size) = state.eval(size, overflow) else {
                         return undefined();

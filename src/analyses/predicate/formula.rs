@@ -903,6 +903,11 @@ impl PathFormula {
                     let Some((hit, index)) = object_hit(program, *o, &at) else {
                         continue;
                     };
+                    if program.variable(o.var).read_only {
+                        // A write into a string literal.
+                        enc.undefined.push(hit);
+                        continue;
+                    }
                     match index {
                         None => {
                             let old = var_term(o.var, o.ty, self.ssa.get(o.var));
@@ -1205,6 +1210,7 @@ mod tests {
                     scope: Scope::Global,
                     initial: 0,
                     temporary: false,
+                    read_only: false,
                     array: None,
                     address: None,
                 })

@@ -43,7 +43,9 @@ pub enum StepEffect<'p> {
         index: &'p [Expr],
         value: &'p Expr,
     },
-    /// Every target gets an arbitrary value of its type: a new heap block's address.
+    /// Every target gets an arbitrary value of its type (an array: arbitrary elements): a
+    /// new heap block's address, what a library function writes and returns, the result of a
+    /// function without a body.
     Havoc { targets: Vec<Typed> },
     /// `target = *(T *)address`, `T` the target's type: the address-taken variable (one of
     /// `objects`) or array element at `address` if there is one of `T`'s size, else any
@@ -166,6 +168,25 @@ pub fn step_effect(step: Step, program: &Program) -> Result<StepEffect<'_>, Enco
                 objects: program.address_taken().map(typed).collect::<Result<_, _>>()?,
             },
             Operation::Free { .. } => StepEffect::Nothing,
+            // What a library function writes and returns is not encoded: the result and every
+            // object it may write (an address-taken variable; heap contents are not tracked)
+            // get arbitrary values.
+            Operation::Library { function, result, .. } => {
+                let mut targets: Vec<Typed> = result.map(typed).transpose()?.into_iter().collect();
+                if function.writes() {
+                    for v in program
+                        .address_taken()
+                        .filter(|&v| !program.variable(v).read_only)
+                    {
+                        targets.push(typed(v)?);
+                    }
+                }
+                StepEffect::Havoc { targets }
+            }
+            // The result of a function without a body: any value.
+            Operation::External { result, .. } => StepEffect::Havoc {
+                targets: result.map(typed).transpose()?.into_iter().collect(),
+            },
             Operation::Nondet { lhs, ty, .. } => StepEffect::Nondet {
                 target: lhs.map(typed).transpose()?,
                 ty: *ty,

@@ -541,6 +541,7 @@ impl Lowerer<'_> {
             scope: Scope::Global,
             initial,
             temporary: false,
+            read_only: false,
             address: None,
             array,
         });
@@ -719,6 +720,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: true,
+                read_only: false,
                 array: None,
                 address: None,
             });
@@ -745,6 +747,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                read_only: false,
                 address: None,
                 array: None,
             });
@@ -873,6 +876,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        read_only: false,
                         address: None,
                         array: None,
                     });
