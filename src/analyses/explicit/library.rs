@@ -7,7 +7,7 @@
 //! write is forgotten — the object its destination points into, or with an unknown
 //! destination every address-taken variable and heap block — and its result is unknown (the
 //! destination itself for the functions that return it). The result of a comparison is
-//! known only when it is 0: C fixes only the sign of the others. A call that is certainly
+//! known only when it is 0: C fixes only the sign of the others, which the state keeps. A call that is certainly
 //! undefined (a null pointer, a range outside its object, overlapping copies, a write into a
 //! string literal) ends the path.
 
@@ -163,7 +163,14 @@ pub fn transfer(
         return Access::GiveUp(why);
     }
     let value = match outcome {
-        Ok(v) => v.filter(|&v| function.exact_result(v)),
+        Ok(Some(v)) if !function.exact_result(v) => {
+            // C fixes only the sign of a comparison.
+            if let Some(r) = result {
+                next.set_sign(r, v);
+            }
+            return Access::Done(());
+        }
+        Ok(v) => v,
         Err(Stop::Fault(Fault::Undefined(_))) => return Access::Undefined,
         Err(Stop::Fault(Fault::Unmodelled(_) | Fault::Limit) | Stop::Unknown) => {
             // Start again from the state before: forget what the call may write.
