@@ -53,15 +53,20 @@ impl Lowerer<'_> {
             return self.stream_output(name, stream, args, dest, at);
         }
         let output = OUTPUT_FUNCTIONS.iter().any(|(f, ..)| *f == name);
-        let mut values = Vec::with_capacity(args.len());
-        for (i, a) in args.iter().enumerate() {
+        let mut lowered = Vec::with_capacity(args.len());
+        for a in args {
             let v = self.rvalue(a)?;
+            // It may call a function it is handed (`qsort`, `atexit`).
             if matches!(v.pointee, Some(CType::Func(_))) {
                 return Err(self.unsupported(
                     a.span.start,
                     "function pointer passed to a function without a body (it may call it)",
                 ));
             }
+            lowered.push(v);
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (i, (v, a)) in lowered.into_iter().zip(args).enumerate() {
             if !output && self.may_point(&v.e, v.pointee.is_some()) {
                 return Err(self.unsupported(
                     at,
