@@ -135,14 +135,14 @@ fn programs() -> Vec<Twins> {
             &[AnalysisKind::Predicate],
         ),
         // Lengths from inputs: the explicit analysis forgets what the calls write, so it
-        // cannot decide; the other analyses havoc what they write.
+        // cannot decide; the predicate analysis encodes them exactly (constant addresses).
         twins(
             "nondet_length",
             "",
             "  char buf[8];\n  int n = __VERIFIER_nondet_int();\n  if (n < 0 || n > 7) return 0;\n  \
              memset(buf, 'a', n);\n  buf[n] = 0;\n  if (strlen(buf) > 7) reach_error();\n  \
              if (BUG && strlen(buf) == 5) reach_error();",
-            &[],
+            &[AnalysisKind::Predicate],
         ),
     ]
 }
@@ -345,6 +345,85 @@ fn emitted_library_calls_compile_and_read_back() {
                 let (a, b) = (run(&p, &inputs), run(&again, &inputs));
                 assert_eq!(a.is_error(), b.is_error(), "{} {inputs:?}: {a} / {b}", t.name);
                 assert_eq!(a.kind(), b.kind(), "{} {inputs:?}: {a} / {b}", t.name);
+            }
+        }
+    }
+}
+
+/// The predicate analysis' path formulas encode library calls on constant addresses exactly:
+/// along every run of the interpreter, the formula with the run's inputs is satisfiable (no
+/// execution is lost), and it fixes `strlen`'s result and the signs of the comparisons to the
+/// interpreter's.
+#[test]
+fn path_formulas_of_library_calls_admit_exactly_the_interpreters_runs() {
+    use baton::analyses::predicate::formula::{bv_const, PathFormula};
+    use baton::analyses::predicate::solver::{Satisfiability, SolverConfig};
+    use baton::cfa::interpreter::{execute, ExecOptions};
+    use baton::cpa::Step;
+    use z3::ast::Bool;
+
+    let text = format!(
+        "{LIBC}int main(void) {{\n  char buf[8];\n  char src[8] = \"xxxa\";\n  int a[4] = {{1, 2, 3, 4}};\n  \
+         int b[4] = {{0}};\n  int n = __VERIFIER_nondet_int();\n  if (n < 0 || n > 7) return 0;\n  \
+         memset(buf, 'x', n);\n  buf[n] = 0;\n  int m = __VERIFIER_nondet_int();\n  \
+         if (m < 0 || m > 16) return 0;\n  memcpy(b, a, m);\n  int len = (int) strlen(buf);\n  \
+         int c = strcmp(buf, src);\n  int k = strncmp(buf, \"xxq\", 3);\n  char d[8];\n  strcpy(d, buf);\n  \
+         return len + c + k + b[1] + d[0];\n}}\n"
+    );
+    let p = program("formula.c", &text, DataModel::ILP32);
+    let var = |name: &str| {
+        p.variables
+            .iter()
+            .position(|v| v.name == name)
+            .map(|i| baton::cfa::VarId(i as u32))
+            .unwrap_or_else(|| panic!("no variable {name}"))
+    };
+    let config = SolverConfig::default();
+    for n in 0..8 {
+        for m in [0, 4, 6, 16] {
+            let run = execute(
+                &p,
+                &[n, m],
+                &ExecOptions {
+                    record_path: true,
+                    ..Default::default()
+                },
+            );
+            let steps = run.path.iter().map(|&e| Step::Edge(e));
+            let pf = PathFormula::program_start(&p)
+                .extend_all(steps, &p)
+                .expect("encodes");
+            let mut parts = vec![pf.formula.clone(), pf.uninitialized_zero()];
+            for (t, v) in pf.nondets.iter().zip(&run.nondet_values) {
+                parts.push(t.term.eq(bv_const(*v, t.term.get_size())));
+            }
+            let runs = Bool::and(&parts);
+            assert!(
+                matches!(config.check(&runs), Satisfiability::Sat(_)),
+                "n = {n}, m = {m}: the run is not a model of its path formula"
+            );
+            let final_value = |name: &str| run.final_values[var(name).index()];
+            let term = |name: &str| pf.current(var(name), &p).expect("a variable");
+            let zero = bv_const(0, 32);
+            let sign_differs = |name: &str| {
+                let v = final_value(name);
+                let t = term(name);
+                match v.signum() {
+                    0 => t.eq(&zero).not(),
+                    -1 => t.bvslt(&zero).not(),
+                    _ => t.bvsgt(&zero).not(),
+                }
+            };
+            for other in [
+                term("main::len").eq(bv_const(final_value("main::len"), 32)).not(),
+                sign_differs("main::c"),
+                sign_differs("main::k"),
+            ] {
+                let formula = Bool::and(&[runs.clone(), other]);
+                assert!(
+                    matches!(config.check(&formula), Satisfiability::Unsat),
+                    "n = {n}, m = {m}: the formula allows another result"
+                );
             }
         }
     }

@@ -196,11 +196,7 @@ impl<'p> PredicateCpa<'p> {
         }
         let objects = match step_effect(step, program) {
             Ok(StepEffect::LoadThrough { objects, .. } | StepEffect::StoreThrough { objects, .. }) => objects,
-            // A library function writing memory havocs what pointers may reach.
-            Ok(StepEffect::Havoc { targets }) if program.edge(step.edge()).op.is_pointer_access() => targets
-                .into_iter()
-                .filter(|t| program.variable(t.var).address.is_some())
-                .collect(),
+            Ok(StepEffect::Library { may_write, .. }) => may_write,
             _ => return None,
         };
         let recursive_local = |o: &Typed| match program.variables.get(o.var.index()).map(|v| v.scope) {

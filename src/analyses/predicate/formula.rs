@@ -870,6 +870,32 @@ impl PathFormula {
                     next.ssa.bump(t.var);
                 }
             }
+            StepEffect::Library {
+                function,
+                args,
+                result,
+                may_write,
+            } => match super::library::encode(program, &mut enc, &self.ssa, function, args) {
+                Some(encoded) => {
+                    conjuncts.extend(encoded.conjuncts);
+                    let writes = super::library::write_equations(&encoded.writes, &self.ssa, program, |v| {
+                        next.ssa.bump(v)
+                    });
+                    conjuncts.extend(writes);
+                    match (result, encoded.result) {
+                        (Some(r), Some(v)) => conjuncts.push(next.assign(r, v)),
+                        (Some(r), None) => {
+                            next.ssa.bump(r.var);
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    for t in result.into_iter().chain(may_write) {
+                        next.ssa.bump(t.var);
+                    }
+                }
+            },
             StepEffect::LoadThrough {
                 target,
                 address,
