@@ -256,8 +256,7 @@ pub fn call<M: Memory>(function: LibFunction, args: &[M::V], memory: &mut M) -> 
             if function == LibFunction::Memcpy {
                 no_overlap((d, n), (s, n))?;
             }
-            let pieces = memory.read(s, n)?;
-            memory.write(d, n, &pieces)?;
+            copy(memory, d, s, n)?;
             pointer(d)
         }
         LibFunction::Memcmp => {
@@ -299,8 +298,7 @@ pub fn call<M: Memory>(function: LibFunction, args: &[M::V], memory: &mut M) -> 
             let (d, s) = (address(0)?, address(1)?);
             let n = string_length(memory, s, None)? + 1;
             no_overlap((d, n), (s, n))?;
-            let pieces = memory.read(s, n)?;
-            memory.write(d, n, &pieces)?;
+            copy(memory, d, s, n)?;
             pointer(d)
         }
         LibFunction::Strncpy => {
@@ -324,9 +322,8 @@ pub fn call<M: Memory>(function: LibFunction, args: &[M::V], memory: &mut M) -> 
             let end = string_length(memory, d, None)?;
             let n = string_length(memory, s, None)? + 1;
             no_overlap((d, end + n), (s, n))?;
-            let pieces = memory.read(s, n)?;
             let at = d.checked_add(end).ok_or(UndefinedBehavior::PointerOutOfBounds)?;
-            memory.write(at, n, &pieces)?;
+            copy(memory, at, s, n)?;
             pointer(d)
         }
         LibFunction::Strchr => {
@@ -346,6 +343,13 @@ pub fn call<M: Memory>(function: LibFunction, args: &[M::V], memory: &mut M) -> 
             }
         }
     }
+}
+
+/// Copies `n` bytes from `s` to `d` (all read before any is written).
+fn copy<M: Memory>(memory: &mut M, d: u64, s: u64, n: u64) -> Result<(), Stop> {
+    let pieces = memory.read(s, n)?;
+    memory.write(d, n, &pieces)?;
+    Ok(())
 }
 
 /// Copying between `a` and `b` (start, length) must not overlap.

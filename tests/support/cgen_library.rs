@@ -120,31 +120,28 @@ impl LibraryGen {
         )
     }
 
+    /// Two byte ranges of arrays (possibly the same) of one length: the arrays as `char *`
+    /// plus offsets, the length, and whether the arrays are the same.
+    fn two_ranges(&mut self) -> (String, String, String, bool) {
+        let a = self.arrays[self.rng.below(self.arrays.len())].clone();
+        let b = self.arrays[self.rng.below(self.arrays.len())].clone();
+        let (da, db) = (self.rng.below(a.bytes()), self.rng.below(b.bytes()));
+        let n = self.up_to((a.bytes() - da).min(b.bytes() - db));
+        let at = |x: &Array, d: usize| format!("(char *) {} + {d}", x.name);
+        (at(&a, da), at(&b, db), n, a.name == b.name)
+    }
+
     /// `memcpy` between two different objects, in bytes (values split and composed), or
     /// `memmove` inside one.
     fn copy(&mut self) -> String {
-        let a = self.arrays[self.rng.below(self.arrays.len())].clone();
-        let b = self.arrays[self.rng.below(self.arrays.len())].clone();
-        let (da, db) = (self.rng.below(a.bytes()), self.rng.below(b.bytes()));
-        let max = (a.bytes() - da).min(b.bytes() - db);
-        let n = self.up_to(max);
-        let function = if a.name == b.name { "memmove" } else { "memcpy" };
-        format!(
-            "{function}((char *) {} + {da}, (char *) {} + {db}, {n});",
-            a.name, b.name
-        )
+        let (a, b, n, same) = self.two_ranges();
+        let function = if same { "memmove" } else { "memcpy" };
+        format!("{function}({a}, {b}, {n});")
     }
 
     fn compare(&mut self) -> String {
-        let a = self.arrays[self.rng.below(self.arrays.len())].clone();
-        let b = self.arrays[self.rng.below(self.arrays.len())].clone();
-        let (da, db) = (self.rng.below(a.bytes()), self.rng.below(b.bytes()));
-        let max = (a.bytes() - da).min(b.bytes() - db);
-        let n = self.up_to(max);
-        format!(
-            "{{ int r = memcmp((char *) {} + {da}, (char *) {} + {db}, {n}); h = h * 31u + (unsigned int) ((r > 0) - (r < 0)) + 1u; }}",
-            a.name, b.name
-        )
+        let (a, b, n, _) = self.two_ranges();
+        format!("{{ int r = memcmp({a}, {b}, {n}); h = h * 31u + (unsigned int) ((r > 0) - (r < 0)) + 1u; }}")
     }
 
     fn struct_statement(&mut self) -> String {
