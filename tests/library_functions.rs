@@ -230,6 +230,13 @@ fn results_of_functions_without_a_body_are_no_inputs() {
     let out = verify(AnalysisKind::Explicit, &p);
     assert_eq!(out.verdict, Verdict::False, "{}", out.reason);
     assert!(run(&p, &[3]).is_error());
+    // gcc's branch hint is its first argument.
+    let text = "int main(void) {\n  int x = __VERIFIER_nondet_int();\n  \
+                if (__builtin_expect(!!(x == 42), 0)) reach_error();\n  return 0;\n}\n";
+    let p = program("expect.c", text, DataModel::ILP32);
+    let out = verify(AnalysisKind::Explicit, &p);
+    assert_eq!(out.verdict, Verdict::False, "{}", out.reason);
+    assert_eq!(out.counterexample.map(|c| c.inputs), Some(vec![42]));
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //!
 //! - The `<string.h>` functions of [`LibFunction`] become [`Operation::Library`] edges.
 //! - `abs`, `labs`, `llabs` become a branch negating a negative argument (undefined for the
-//!   type's minimum, as C says, through the negation's signed overflow).
+//!   type's minimum, as C says, through the negation's signed overflow); gcc's
+//!   `__builtin_expect(e, c)` is `e`.
 //! - Output functions write no program memory (C11 7.21.6, 7.21.7): `printf` (with a literal
 //!   format without `%n`), `puts`, `putchar` and `perror` stay calls
 //!   ([`Operation::External`], their arguments kept for C emission); `fprintf`, `fputs`,
@@ -46,6 +47,7 @@ impl Lowerer<'_> {
         }
         match name {
             "abs" | "labs" | "llabs" => return self.abs_call(name, args, dest, at),
+            "__builtin_expect" => return self.expect_call(args, dest, at),
             "printf" => self.check_format(name, args.first(), at)?,
             _ => {}
         }
@@ -128,17 +130,6 @@ impl Lowerer<'_> {
     /// A global whose type holds a pointer, if the program has one: a function without a body
     /// could write through it.
     fn pointer_global(&self) -> Option<String> {
-        let holds_pointer = |t: &CType| -> bool {
-            fn holds(t: &CType) -> bool {
-                match t {
-                    CType::Ptr(_) => true,
-                    CType::Array(elem, _) => holds(elem),
-                    CType::Struct(s) => s.members.iter().any(|(_, m)| holds(m)),
-                    _ => false,
-                }
-            }
-            holds(t)
-        };
         let mut found: Vec<&String> = self.scopes[0]
             .iter()
             .filter(|(_, sym)| match sym {
@@ -271,6 +262,24 @@ impl Lowerer<'_> {
         self.finish_call(val, pointee, conv, result)
     }
 
+    /// gcc's `__builtin_expect(e, c)`: the value of `e` (as `long`); `c` is only a hint.
+    fn expect_call(&mut self, args: &[Node<Expression>], dest: Dest, at: usize) -> Result<Option<Val>> {
+        let [e, hint] = args else {
+            return Err(self.malformed(at, "`__builtin_expect` takes two arguments"));
+        };
+        let v = self.rvalue(e)?;
+        self.ignored_args(std::slice::from_ref(hint))?;
+        let long = self.model.long();
+        let (lhs, val, conv) = self.dest_var(dest, long)?;
+        if let Some(x) = lhs {
+            self.emit(Operation::Assign {
+                lhs: x,
+                rhs: v.e.cast(long),
+            })?;
+        }
+        self.finish_call(val, None, conv, lhs)
+    }
+
     /// `abs(x)` (`labs`, `llabs`): `x < 0 ? -x : x` in the argument's type, so that the
     /// minimum's negation is undefined as C says.
     fn abs_call(
@@ -332,6 +341,16 @@ impl Lowerer<'_> {
         )?;
         self.set_cur(Some(join))?;
         self.finish_call(val, None, conv, lhs)
+    }
+}
+
+/// True if a value of type `t` holds a pointer.
+fn holds_pointer(t: &CType) -> bool {
+    match t {
+        CType::Ptr(_) => true,
+        CType::Array(elem, _) => holds_pointer(elem),
+        CType::Struct(s) => s.members.iter().any(|(_, m)| holds_pointer(m)),
+        _ => false,
     }
 }
 
