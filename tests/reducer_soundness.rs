@@ -410,6 +410,45 @@ int main(void) {
 "#,
     ),
     (
+        "strings_buffers",
+        &[3, 7],
+        r#"
+extern void *memset(void *, int, unsigned long);
+extern void *memcpy(void *, const void *, unsigned long);
+extern int memcmp(const void *, const void *, unsigned long);
+extern unsigned long strlen(const char *);
+extern int strcmp(const char *, const char *);
+extern char *strcpy(char *, const char *);
+extern char *strcat(char *, const char *);
+extern char *strchr(const char *, int);
+extern int printf(const char *, ...);
+extern int abs(int);
+struct rec { char tag; int n; short v[2]; };
+int main(void) {
+  char name[12];
+  struct rec a, b;
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 4) return 0;
+  memset(&a, 0, sizeof a);
+  a.tag = 'r';
+  a.n = k;
+  a.v[1] = (short) (k * 3);
+  memcpy(&b, &a, sizeof a);
+  strcpy(name, "id");
+  memset(name + 2, 'x', k);
+  name[2 + k] = 0;
+  strcat(name, "!");
+  printf("%s %d\n", name, b.n);
+  if (strlen(name) != 3 + k) abort();
+  char *bang = strchr(name, '!');
+  int c = __VERIFIER_nondet_int();
+  if (abs(c) > 100) return 0;
+  if (memcmp(&a, &b, sizeof a) == 0 && bang == name + 5 && strcmp(name, "idxxx!") == 0 && c == 7) reach_error();
+  return b.v[1];
+}
+"#,
+    ),
+    (
         "callback_table",
         &[1, 5],
         r#"
