@@ -10,14 +10,15 @@
 #    makes such a call a nondet value and drops its arguments: verdicts on them are suspect).
 # 2. Verdicts: `baton bench` over the tasks that lower with the explicit-value analysis (give-up
 #    cpu-time 10 s) and the predicate analysis (30 s), then scripts/category-summary.sh (correct,
-#    wrong, unknown per category, CPU totals, every wrong verdict) and the verdicts on the tasks with
-#    calls of functions without a body.
+#    wrong, unknown per category, CPU totals, every wrong verdict), why the runs answered unknown
+#    (count per reason) and the verdicts on the tasks with calls of functions without a body.
 #
 # Usage: scripts/measure-sample.sh [SAMPLE_DIR [OUT_DIR]]
 #   SAMPLE_DIR defaults to $BATON_SV_SAMPLE; OUT_DIR to a new /tmp/baton-sample-XXXXXX (rerunning
 #   with the same OUT_DIR resumes the benchmark runs).
 # Environment: BATON (default target/release/baton), JOBS (1), TIMELIMIT (40s), MEMLIMIT (4GB),
 #   WALLTIMELIMIT (BenchExec's default when unset), LOWER_ONLY=1 (stop after the lowering).
+# Needs jq. A rerun resumes only the runs recorded under the same limits (WALLTIMELIMIT included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sample=${1:-${BATON_SV_SAMPLE:-}}
@@ -114,6 +115,17 @@ echo "== verdicts (baton bench: e = explicit, give-up cpu-time 10 s; p = predica
     exit 1
 }
 scripts/category-summary.sh "$out/bench"
+echo
+echo "== why the runs answered unknown (count per run definition and reason)"
+# results.jsonl also keeps the results of earlier benchmarks in the folder (other limits, say):
+# only the lines of the runs in results.csv (same task, run definition, CPU and wall time) count.
+jq -r '[.task, .run_definition, .cpu_time_s, .wall_time_s, .verdict, .reason // ""] | @tsv' \
+    "$out/bench/results.jsonl" |
+    awk -F'\t' 'FNR == NR { if (FNR > 1) { split($0, f, ","); run[f[1] SUBSEP f[2] SUBSEP f[8] SUBSEP f[9]] = 1 }; next }
+        $5 == "unknown" && run[$1, $2, sprintf("%.3f", $3), sprintf("%.3f", $4)]-- > 0 { print $2 "\t" $6 }' \
+        "$out/bench/results.csv" - |
+    sed -E 's/\t[0-9]+ states not verified \(first: (.*)\)$/\tstates not verified: \1/' |
+    sort | uniq -c | sort -k2,2 -k1,1rn | awk '{ n = $1; $1 = ""; printf "%5d %s\n", n, substr($0, 2) }'
 echo
 echo "== verdicts on tasks that call functions without a body"
 awk -F'\t' '$3 == "lowered" && $4 != "" { print $2 }' "$lowering" | while read -r task; do
