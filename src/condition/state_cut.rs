@@ -231,16 +231,25 @@ pub fn execute_covered(
         .collect();
     let mut by_state = false;
     let mut cursor = condition.cursor();
-    let run = execute_observed(program, inputs, options, &mut |step| {
+    let mut take = |edge: EdgeId, values: &[i128]| {
+        by_state |= condition
+            .state_cuts
+            .iter()
+            .any(|cut| cut.edge == edge && cut.holds(|v| values[v.index()]));
+        if !cursor.covered() && !cursor.is_dead() {
+            cursor.step(edge);
+        }
+    };
+    let mut observed = 0;
+    let options = ExecOptions {
+        record_path: true,
+        ..*options
+    };
+    let run = execute_observed(program, inputs, &options, &mut |step| {
         let writes = match step {
             Step::Edge { edge, writes } => {
-                by_state |= condition
-                    .state_cuts
-                    .iter()
-                    .any(|cut| cut.edge == *edge && cut.holds(|v| values[v.index()]));
-                if !cursor.covered() && !cursor.is_dead() {
-                    cursor.step(*edge);
-                }
+                take(*edge, &values);
+                observed += 1;
                 writes
             }
             Step::ReturnToCaller { writes, .. } => writes,
@@ -249,6 +258,10 @@ pub fn execute_covered(
             values[v.index()] = x;
         }
     });
+    // The edge that ended the run (undefined behaviour in it) is on the path, not observed.
+    for &edge in run.path.iter().skip(observed) {
+        take(edge, &values);
+    }
     (run, by_state || cursor.covered())
 }
 

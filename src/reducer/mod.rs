@@ -271,6 +271,15 @@ pub fn reduce_within(
             Err(e) => return Err(e),
         }
     }
+    // Guards of state cuts may add locations of their own: past the cap, they are given up too.
+    if best.residual.program.locations.len() > cap && !condition.state_cuts.is_empty() {
+        let unguarded = ConditionAutomaton {
+            state_cuts: Vec::new(),
+            ..condition.clone()
+        };
+        let runner = ConditionRunner::new(&unguarded);
+        best = product(program, &runner, max_locations, Keep::Only(&choice.keep(low)))?;
+    }
     Ok(Capped {
         residual: best.residual,
         exact,
@@ -613,8 +622,9 @@ impl<'p> ResidualBuilder<'p> {
     }
 
     /// The residual edge `from → to` that reads the original edge `reads`, guarded where a
-    /// state cut names that edge: an assume edge takes the guard into its condition (no new
-    /// location), another edge is preceded by an assume of the guard.
+    /// state cut names that edge: an assume edge whose condition is never undefined takes the
+    /// guard into its condition (no new location), another edge is preceded by an assume of
+    /// the guard (so a covered run blocks before undefined behaviour the edge may have).
     fn edge(
         &mut self,
         mut from: LocId,
@@ -626,7 +636,7 @@ impl<'p> ResidualBuilder<'p> {
         if let Some(guard) = reads.and_then(|e| self.guards.get(&e)).cloned() {
             self.guarded_edges += 1;
             match op {
-                Operation::Assume { cond, branch } => {
+                Operation::Assume { cond, branch } if cond.never_undefined() => {
                     let taken = if branch {
                         let zero = Expr::constant(0, cond.ty);
                         Expr::binary(BinaryOp::Ne, cond, zero, IntType::INT)
