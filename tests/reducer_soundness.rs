@@ -23,7 +23,7 @@ use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
 use baton::condition::{
-    self, union, Assumption, ConditionAutomaton, ConditionState, Format, StateId, Transition,
+    self, union, Assumption, ConditionAutomaton, ConditionState, Cut, Format, StateId, Transition,
 };
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
@@ -526,6 +526,7 @@ fn tr(from: u32, edges: BTreeSet<EdgeId>, to: u32) -> Transition {
         edges,
         assumption: Assumption::True,
         to: StateId(to),
+        cut: Cut::Explored,
     }
 }
 
@@ -538,6 +539,7 @@ fn after_edge(program: &Program, edge: EdgeId) -> ConditionAutomaton {
         states: vec![state("q0", false), state("acc", true)],
         initial: StateId(0),
         transitions: vec![tr(0, others, 0), tr(0, BTreeSet::from([edge]), 1)],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -555,6 +557,7 @@ fn after_two_edges(program: &Program, first: EdgeId, second: EdgeId) -> Conditio
             tr(1, BTreeSet::from([second]), 2),
             tr(2, all_edges(program), 2),
         ],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -587,6 +590,7 @@ fn random_condition(program: &Program, rng: &mut Rng) -> ConditionAutomaton {
         states,
         initial: StateId(0),
         transitions,
+        state_cuts: Vec::new(),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::condition::from_arg::condition_from_arg;
 use crate::condition::ConditionAutomaton;
 use crate::cpa::arg::{NodeId, NodeStatus};
 use crate::cpa::budget::writing_reserve;
+use crate::cpa::control::ControlState;
 use crate::cpa::engine::{Engine, EngineStats, Guide, RunOutcome, SearchOrder};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, Step};
@@ -265,7 +266,9 @@ pub fn run_to_verdict<C: Cpa>(
             let deadline = engine
                 .cpu_deadline()
                 .map(|d| d.earlier_by(writing_reserve(nodes)));
-            let built = condition_from_arg(engine.arg(), program, deadline);
+            let cpa = engine.cpa();
+            let valuation = |state: &C::State, control: &ControlState| cpa.valuation(state, control, program);
+            let built = condition_from_arg(engine.arg(), program, deadline, Some(&valuation));
             (built.automaton, built.cut_short)
         }
     };

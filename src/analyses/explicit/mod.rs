@@ -38,8 +38,10 @@ use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{AllocKind, FuncId, LocId, Operation, Program, Scope, VarId};
+use crate::condition::state_cut::Valuation;
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::last_query;
+use crate::cpa::control::ControlState;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
@@ -614,6 +616,43 @@ impl Cpa for ExplicitCpa {
             && a.arrays.less_or_equal(&b.arrays)
             && a.saved.same_as(&b.saved)
             && a.heap.less_or_equal(&b.heap)
+    }
+
+    /// The known values of globals and the current function's locals, when that is all the
+    /// state knows: no array element, heap block or saved frame, and the known locals of
+    /// callers are dead where their calls return.
+    fn valuation(
+        &self,
+        state: &ExplicitState,
+        control: &ControlState,
+        program: &Program,
+    ) -> Option<Valuation> {
+        if !state.arrays.knows_nothing()
+            || !state.saved.is_empty()
+            || !state.heap.is_empty(program.data_model.pointer_bits())
+        {
+            return None;
+        }
+        let function = program.location(control.location).func;
+        let calls = control.call_stack.calls();
+        let mut values = Valuation::new();
+        // Sorted by variable, as a valuation is.
+        for (&v, &x) in state.values.keys().zip(state.values.values()) {
+            match program.variable(v).scope {
+                Scope::Global => values.push((v, x)),
+                Scope::Local(f) if f == function => values.push((v, x)),
+                Scope::Local(f) => {
+                    let dead_after_return = calls.iter().any(|&c| {
+                        let call = program.edge(c);
+                        program.location(call.from).func == f && !self.liveness.is_live(call.to, v)
+                    });
+                    if !dead_after_return {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(values)
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
