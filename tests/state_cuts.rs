@@ -3,7 +3,8 @@
 //! exactly, in a function with one calling context and a program of plain integers, its
 //! condition covers that step from every state with those values, whatever the path. The
 //! reducer applies such a cut as a guard on the step's residual copies instead of copying the
-//! program per path: the residual stays the original's size. Tested by execution (Res, through
+//! program per path (where the guard is small: see `reducer::essential`): the residual stays
+//! the original's size. Tested by execution (Res, through
 //! `tests/support/res_check.rs`), through both file formats and through gcc; and where the
 //! claim would depend on the path (two calling contexts, addresses, a guide) there are none.
 
@@ -58,7 +59,7 @@ fn explicit(program: &Program, states: u64, guide: Option<&dyn Guide>) -> Condit
 #[test]
 fn verified_steps_become_state_cuts_and_copy_no_code() {
     let program = program("protocol.c", PROTOCOL);
-    let condition = explicit(&program, 300, None);
+    let condition = explicit(&program, 40, None);
     assert!(!condition.state_cuts.is_empty(), "{}", condition.render(&program));
     // Every cut the state cuts make is also a cut of the path (for guides), marked so.
     let marked: Vec<_> = condition

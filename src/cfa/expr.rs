@@ -216,6 +216,44 @@ impl Expr {
         }
     }
 
+    /// True if the value is 0 or 1 by construction: a comparison, a logical not, or a bitwise
+    /// and / or of such (how the reducer writes the guards of state cuts).
+    pub fn is_truth_value(&self) -> bool {
+        match &self.kind {
+            ExprKind::Const(c) => *c == 0 || *c == 1,
+            ExprKind::Unary(UnaryOp::LogNot, _) => true,
+            ExprKind::Binary(op, _, _) if op.is_comparison() => true,
+            ExprKind::Binary(BinaryOp::BitAnd | BinaryOp::BitOr, a, b) => {
+                a.is_truth_value() && b.is_truth_value()
+            }
+            _ => false,
+        }
+    }
+
+    /// The conjuncts of this condition: all are non-zero exactly when it is. `a & b` and
+    /// `!(a | b)` over truth values are split, so an analysis that keeps small conditions
+    /// keeps the parts of a large conjunction it can use.
+    pub fn truth_conjuncts(&self) -> Vec<Expr> {
+        let not = |e: &Expr| Expr::unary(UnaryOp::LogNot, e.clone(), IntType::INT);
+        match &self.kind {
+            ExprKind::Binary(BinaryOp::BitAnd, a, b) if a.is_truth_value() && b.is_truth_value() => {
+                let mut out = a.truth_conjuncts();
+                out.extend(b.truth_conjuncts());
+                out
+            }
+            ExprKind::Unary(UnaryOp::LogNot, inner) => match &inner.kind {
+                ExprKind::Binary(BinaryOp::BitOr, a, b) if a.is_truth_value() && b.is_truth_value() => {
+                    let mut out = not(a).truth_conjuncts();
+                    out.extend(not(b).truth_conjuncts());
+                    out
+                }
+                ExprKind::Unary(UnaryOp::LogNot, x) if x.is_truth_value() => x.truth_conjuncts(),
+                _ => vec![self.clone()],
+            },
+            _ => vec![self.clone()],
+        }
+    }
+
     /// True if this node (not its operands) computes with IEEE-754 semantics: an operator on
     /// floating-point operands, or a conversion from or to a floating-point type. Copies,
     /// constants and [`ExprKind::Bitcast`] only move bit patterns. Encodings that model
@@ -407,6 +445,26 @@ mod tests {
         let mut s = String::new();
         e.write_c(&mut s, DataModel::ILP32, &|v| format!("v{}", v.0));
         s
+    }
+
+    /// A state-cut guard `(b != 0) & !((x == 1 & y == 2) | (x == 3))` splits into the branch
+    /// condition and one negated state each; `&` of a non-truth value stays whole.
+    #[test]
+    fn truth_conjuncts_split_guards_only() {
+        let int = IntType::INT;
+        let v = |k: u32| Expr::var(VarId(k), int);
+        let eq = |k: u32, n: i128| Expr::binary(BinaryOp::Eq, v(k), Expr::int(n), int);
+        let and = |a, b| Expr::binary(BinaryOp::BitAnd, a, b, int);
+        let or = |a, b| Expr::binary(BinaryOp::BitOr, a, b, int);
+        let not = |a| Expr::unary(UnaryOp::LogNot, a, int);
+        let branch = Expr::binary(BinaryOp::Ne, v(0), Expr::int(0), int);
+        let state = and(eq(1, 1), eq(2, 2));
+        let guard = and(branch.clone(), not(or(state.clone(), eq(1, 3))));
+        let parts: Vec<String> = guard.truth_conjuncts().iter().map(c).collect();
+        let want: Vec<String> = [branch, not(state), not(eq(1, 3))].iter().map(c).collect();
+        assert_eq!(parts, want);
+        let bits = and(v(1), eq(2, 2));
+        assert_eq!(bits.truth_conjuncts(), vec![bits.clone()]);
     }
 
     /// Regression: the most negative value of a signed type was written without its minus sign

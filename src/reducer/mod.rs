@@ -45,7 +45,7 @@ use crate::cfa::types::IntType;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
 use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
 use crate::condition::state_cut::{StateCut, Valuation};
-use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
+use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, Cut, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
 use activations::{Activation, Activations};
@@ -290,10 +290,33 @@ pub fn reduce_within(
 /// fewer automaton states, fewer product nodes, and dead states become the residual state
 /// `q_r` (minimised); cuts of infeasible edges are left out, since copying code to cut them
 /// would remove no execution (the residual has the same executions, the original's code), and
-/// so are cuts a state cut makes too (applied as guards instead, without copies).
+/// so are cuts a state cut makes too (applied as guards instead, without copies) — unless its
+/// guard is large: then its cuts copy code as any other's.
 fn essential(condition: &ConditionAutomaton) -> ConditionAutomaton {
+    let mut equalities: HashMap<EdgeId, usize> = HashMap::new();
+    for cut in &condition.state_cuts {
+        *equalities.entry(cut.edge).or_default() += cut.states.iter().map(|s| s.len().max(1)).sum::<usize>();
+    }
+    let large: HashSet<EdgeId> = equalities
+        .into_iter()
+        .filter(|&(_, n)| n > MAX_GUARD_EQUALITIES)
+        .map(|(edge, _)| edge)
+        .collect();
+    let mut condition = condition.clone();
+    condition.state_cuts.retain(|cut| !large.contains(&cut.edge));
+    for t in &mut condition.transitions {
+        if t.cut == Cut::InStateCut && t.edges.iter().any(|e| large.contains(e)) {
+            t.cut = Cut::Explored;
+        }
+    }
     minimise(&condition.reducer_view(), DEFAULT_REFINEMENT_WORK)
 }
+
+/// Most equalities the guard of the state cuts on one edge may have: a larger guard costs the
+/// next verifier more than the copies it saves (the predicate analysis needs a predicate for
+/// every state it names: token_ring.03's guards of 10 states over 22 variables kept it from
+/// the proof it finds in 7 s on the copies).
+const MAX_GUARD_EQUALITIES: usize = 16;
 
 /// Every precise node, or none for a condition that covers nothing (its product starts in
 /// `q_r`: the original code).

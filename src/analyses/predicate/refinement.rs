@@ -532,7 +532,7 @@ impl Wp<'_> {
 
     /// Adds conditions (each `!= 0`) to the bad region.
     fn require(&mut self, conditions: impl IntoIterator<Item = Expr>) {
-        for c in conditions {
+        for c in conditions.into_iter().flat_map(|c| c.truth_conjuncts()) {
             if c.as_const().is_none() && size(&c) <= MAX_ATOM_SIZE && !self.conjuncts.contains(&c) {
                 self.conjuncts.push(c);
             }
