@@ -14,6 +14,7 @@
 
 pub mod address;
 pub mod dot;
+pub mod effects;
 pub mod emit_c;
 pub mod expr;
 pub mod float;
