@@ -3,10 +3,11 @@
 //! Every location becomes a label and every edge a statement followed by a `goto`; `#line`
 //! directives point each statement at the original file and line, so a tool's report on the
 //! emitted file names the original lines. The error function is defined as sv-benchmarks does
-//! (calling `__assert_fail`), nondet values come from `__VERIFIER_nondet_<type>()` (also for
-//! external functions without a body, which Baton models as nondet), and a location where the
-//! program has no way on (a path the condition covered, or an assumption) ends the path with
-//! `__VERIFIER_assume(0)` followed by a return.
+//! (calling `__assert_fail`), nondet values come from `__VERIFIER_nondet_<type>()`, calls of
+//! the C library functions Baton models and of functions without a body stay calls (with
+//! their prototypes, or unprototyped declarations for the latter), string literals are
+//! written as literals, and a location where the program has no way on (a path the condition
+//! covered, or an assumption) ends the path with `__VERIFIER_assume(0)` followed by a return.
 //!
 //! Arrays are emitted flat, in the row-major layout of [`super::memory`]: `int a[3][4]` becomes
 //! `int a[12]` and `a[i][j]` becomes `a[(i) * 4 + (j)]`. A variable-length array becomes a
@@ -17,7 +18,8 @@
 //! ([`super::address`]): `&x` is `((unsigned int)&x)`, a read through a pointer
 //! `*(int *)(p)`, and heap blocks come from the C library's functions.
 
-use super::expr::Expr;
+use super::expr::{Expr, ExprKind};
+use super::library::OUTPUT_FUNCTIONS;
 use super::memory::Extent;
 use super::{AllocKind, LocId, Operation, Program, Scope, VarId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,6 +54,11 @@ fn variable_names(program: &Program) -> Vec<String> {
     used.extend(address_only_functions(program));
     let mut names = Vec::with_capacity(program.variables.len());
     for v in &program.variables {
+        // A string literal is written as the literal.
+        if v.read_only {
+            names.push(string_literal(v));
+            continue;
+        }
         // A global keeps its source name; a struct's leaf (`s.n`) becomes `s_n`.
         let raw = if v.scope == Scope::Global {
             &v.source_name
@@ -157,6 +164,9 @@ pub fn emit_c(program: &Program) -> String {
     for (f, ty) in &nondet_functions {
         let _ = writeln!(out, "extern {ty} {f}(void);");
     }
+    for line in library_declarations(program) {
+        let _ = writeln!(out, "{line}");
+    }
     if program.edges.iter().any(|e| e.op.is_pointer_access()) {
         let size = model.ulong().c_name(model);
         let _ = writeln!(
@@ -166,7 +176,7 @@ pub fn emit_c(program: &Program) -> String {
         );
     }
     out.push('\n');
-    for (id, v) in program.globals() {
+    for (id, v) in program.globals().filter(|(_, v)| !v.read_only) {
         match &v.array {
             None => {
                 let _ = writeln!(
@@ -387,6 +397,56 @@ pub fn emit_c(program: &Program) -> String {
                             None => format!("{call}; goto {to};"),
                         }
                     }
+                    Operation::Library {
+                        function,
+                        args,
+                        result,
+                    } => {
+                        let args: Vec<String> = args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| format!("({}){}", function.c_param(i, model), expr(a)))
+                            .collect();
+                        let call = format!("{}({})", function.name(), args.join(", "));
+                        match result {
+                            Some(v) => format!(
+                                "{} = ({}){call}; goto {to};",
+                                name(*v),
+                                program.variable(*v).ty.c_name(model)
+                            ),
+                            None => format!("{call}; goto {to};"),
+                        }
+                    }
+                    Operation::External {
+                        function,
+                        args,
+                        result,
+                    } => {
+                        // An output function's pointer parameters take a string literal as
+                        // it is (its format is read back as a literal), other pointers cast.
+                        let pointers = OUTPUT_FUNCTIONS
+                            .iter()
+                            .find(|(f, ..)| f == function)
+                            .map_or(&[][..], |(_, _, p)| *p);
+                        let args: Vec<String> = args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| match (&a.kind, pointers.get(i)) {
+                                (ExprKind::Address { var, .. }, Some(true))
+                                    if program.variable(*var).read_only =>
+                                {
+                                    name(*var)
+                                }
+                                (_, Some(true)) => format!("(const char *){}", expr(a)),
+                                _ => expr(a),
+                            })
+                            .collect();
+                        let call = format!("{function}({})", args.join(", "));
+                        match result {
+                            Some(v) => format!("{} = {call}; goto {to};", name(*v)),
+                            None => format!("{call}; goto {to};"),
+                        }
+                    }
                     Operation::Return { value } => match (value, f.return_var) {
                         (Some(v), Some(rv)) => format!("{} = {}; goto {to};", name(rv), expr(v)),
                         _ => format!("goto {to};"),
@@ -409,6 +469,68 @@ pub fn emit_c(program: &Program) -> String {
         }
         out.push_str("}\n");
     }
+    out
+}
+
+/// The declarations of the library functions and functions without a body the program
+/// calls: standard prototypes for the library, unprototyped ones (any arguments) returning
+/// the type of a used result for the others.
+fn library_declarations(program: &Program) -> Vec<String> {
+    let model = program.data_model;
+    let mut library = BTreeSet::new();
+    let mut external: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
+    for e in &program.edges {
+        match &e.op {
+            Operation::Library { function, .. } => {
+                library.insert(function.prototype(model));
+            }
+            Operation::External { function, result, .. } => {
+                let ty = result.map(|r| program.variable(r).ty.c_name(model));
+                let known = external.entry(function).or_default();
+                *known = known.or(ty);
+            }
+            _ => {}
+        }
+    }
+    let library = library.into_iter().map(|p| format!("extern {p};"));
+    let external =
+        external.into_iter().map(
+            |(f, ty)| match OUTPUT_FUNCTIONS.iter().find(|(name, ..)| *name == f) {
+                Some((_, prototype, _)) => format!("extern {prototype};"),
+                None => format!("extern {} {f}();", ty.unwrap_or("int")),
+            },
+        );
+    library.chain(external).collect()
+}
+
+/// The C string literal of a string literal's array (its bytes but the final NUL, which
+/// the literal adds), with every byte C's escapes would not keep as it is written in octal.
+fn string_literal(v: &super::Variable) -> String {
+    let len = v
+        .array
+        .as_ref()
+        .and_then(|a| a.fixed_extents())
+        .and_then(|e| e.first().copied())
+        .unwrap_or(1);
+    let mut bytes = vec![0u8; len.saturating_sub(1) as usize];
+    for &(at, value) in v.array.iter().flat_map(|a| &a.initial) {
+        if let Some(b) = bytes.get_mut(at as usize) {
+            *b = value as u8;
+        }
+    }
+    let mut out = String::from("\"");
+    for b in bytes {
+        match b {
+            b'"' | b'\\' | b'?' => {
+                let _ = write!(out, "\\{}", b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
     out
 }
 
