@@ -33,6 +33,8 @@ impl Effects {
             }
             match &edge.op {
                 Operation::StorePtr { .. } => pointers[f] = true,
+                // A library function that writes memory writes through its pointer arguments.
+                Operation::Library { function, .. } if function.writes() => pointers[f] = true,
                 Operation::Call { callee, .. } => {
                     callees[f].insert(callee.index());
                 }

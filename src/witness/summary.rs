@@ -9,7 +9,7 @@
 use super::contract::Clauses;
 use crate::analyses::predicate::formula::{EncodeError, PathFormula};
 use crate::cfa::effects::Effects;
-use crate::cfa::{EdgeId, FuncId, Program, Scope, VarId};
+use crate::cfa::{EdgeId, FuncId, Operation, Program, Scope, VarId};
 use crate::cpa::Step;
 use z3::ast::Bool;
 
@@ -50,10 +50,16 @@ impl Summary {
         let (ties, ensured) = clauses.ensured(program, Some(&bound.ssa), &after.ssa);
         let mut returned = after
             .conjoin(&Bool::and(&[ties, ensured])).extend(Step::Return { call }, program)?;
-        // The caller's activation keeps its locals (the callee's are another activation's).
+        // The caller's activation keeps its locals (the callee's are another activation's),
+        // but for the variable the call's result was just assigned to (in a function calling
+        // itself, a local of both).
+        let result = match &program.edge(call).op {
+            Operation::Call { result, .. } => *result,
+            _ => None,
+        };
         for (i, v) in program.variables.iter().enumerate() {
-            if v.scope == Scope::Local(callee) {
-                let var = VarId(i as u32);
+            let var = VarId(i as u32);
+            if v.scope == Scope::Local(callee) && Some(var) != result {
                 returned.ssa.restore(var, before.ssa.get(var));
             }
         }
