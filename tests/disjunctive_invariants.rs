@@ -5,9 +5,9 @@
 
 use baton::cfa::{LocId, Program};
 use baton::frontend::load_program;
+use baton::witness::correctness::ProofInvariants;
 use baton::witness::inductive::{CheckLimits, ENUMERATE_MIN_DISJUNCTS};
 use baton::witness::validate::{validate_text, Judgement, Validation};
-use baton::witness::correctness::ProofInvariants;
 use baton::witness::{write_witness, Evidence, WitnessFormat};
 use std::path::Path;
 use std::time::Duration;

@@ -198,7 +198,12 @@ fn mutated_contracts_are_never_confirmed() {
         .unwrap_or_else(|| panic!("no case over `calls` in {ensures}"));
     let at = case.rfind("calls == ").expect("calls") + "calls == ".len();
     let value: String = case[at..].chars().take_while(char::is_ascii_digit).collect();
-    let wrong = format!("{}{}{}", &case[..at], value.parse::<i32>().expect("a value") + 1, &case[at + value.len()..]);
+    let wrong = format!(
+        "{}{}{}",
+        &case[..at],
+        value.parse::<i32>().expect("a value") + 1,
+        &case[at + value.len()..]
+    );
     never_confirmed(&sum, &w, case, &wrong);
 }
 
@@ -247,7 +252,11 @@ fn parameters_in_ensures_are_their_values_at_the_entry() {
 fn a_contract_of_the_safe_program_does_not_confirm_its_buggy_twin() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (_, w) = confirmed_witness(dir.path(), "fib.c", FIB);
-    let (_, buggy) = program(dir.path(), "fib.c", &FIB.replace("if (n == 1) {\n    return 1;", "if (n == 1) {\n    return 2;"));
+    let (_, buggy) = program(
+        dir.path(),
+        "fib.c",
+        &FIB.replace("if (n == 1) {\n    return 1;", "if (n == 1) {\n    return 2;"),
+    );
     let v = validate(&buggy, &w);
     assert_ne!(v.judgement, Judgement::Confirmed, "{}", v.reason);
     let outcome = analyse(AnalysisKind::Explicit, &buggy, "20s");
@@ -279,7 +288,13 @@ fn verify_writes_contracts_that_validate() {
 #[test]
 fn shared_recursive_task_witnesses_validate() {
     let Some(dir) = shared::benchmarks() else { return };
-    let names = ["afterrec-2", "fibo_7-1", "fibo_2calls_4-1", "id_i20_o20-1", "Fibonacci02"];
+    let names = [
+        "afterrec-2",
+        "fibo_7-1",
+        "fibo_2calls_4-1",
+        "id_i20_o20-1",
+        "Fibonacci02",
+    ];
     let work = tempfile::tempdir().expect("tempdir");
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -318,5 +333,9 @@ fn shared_recursive_task_witnesses_validate() {
     }
     println!("{checked} recursive tasks' witnesses checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, names.len(), "a recursive task is missing from MANIFEST.csv");
+    assert_eq!(
+        checked,
+        names.len(),
+        "a recursive task is missing from MANIFEST.csv"
+    );
 }

@@ -52,10 +52,12 @@ impl Clauses {
         ensures: Option<&str>,
     ) -> Result<(), String> {
         if let Some(r) = requires {
-            self.requires.push(parse_clause(r, program, func, Reading::Requires)?);
+            self.requires
+                .push(parse_clause(r, program, func, Reading::Requires)?);
         }
         if let Some(e) = ensures {
-            self.ensures.push(parse_clause(e, program, func, Reading::Ensures)?);
+            self.ensures
+                .push(parse_clause(e, program, func, Reading::Ensures)?);
         }
         Ok(())
     }
@@ -91,11 +93,7 @@ impl Clauses {
 
     /// The `requires` clauses at `state`.
     pub fn required(&self, program: &Program, state: &SsaMap) -> Bool {
-        let parts: Vec<Bool> = self
-            .requires
-            .iter()
-            .map(|f| f.encode(program, state))
-            .collect();
+        let parts: Vec<Bool> = self.requires.iter().map(|f| f.encode(program, state)).collect();
         Bool::and(&parts)
     }
 }

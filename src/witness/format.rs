@@ -264,7 +264,9 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Entry>, FormatError> {
 fn check_invariant(inv: &Invariant) -> Result<(), &'static str> {
     match (inv.kind, &inv.value) {
         (InvariantKind::FunctionContract, None) => Ok(()),
-        (InvariantKind::FunctionContract, Some(_)) => Err("a function contract with `requires` and `ensures`, not a `value`"),
+        (InvariantKind::FunctionContract, Some(_)) => {
+            Err("a function contract with `requires` and `ensures`, not a `value`")
+        }
         (_, Some(_)) if inv.requires.is_none() && inv.ensures.is_none() => Ok(()),
         (_, Some(_)) => Err("`requires` and `ensures` only in a function contract"),
         (_, None) => Err("an invariant with a `value`"),

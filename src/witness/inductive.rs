@@ -36,9 +36,9 @@ use super::invariant::Formula;
 use super::region::{self, Region, Role, Via};
 use super::skeleton::{disjuncts, Skeleton};
 use super::summary::Summary;
-use crate::cfa::effects::Effects;
 use crate::analyses::predicate::formula::{EncodeError, ExprEncoder, PathFormula, SsaMap};
 use crate::analyses::predicate::solver::{PooledSolver, SolverConfig};
+use crate::cfa::effects::Effects;
 use crate::cfa::{FuncId, LocId, Program};
 use crate::cpa::budget::CpuDeadline;
 use std::collections::BTreeMap;
@@ -328,7 +328,13 @@ impl Checker<'_> {
     }
 
     /// Arriving at cut point `loc` where `reached` holds after `pf`: its invariants must hold.
-    fn arrival(&self, loc: LocId, invariants: &[Formula], reached: &Bool, pf: &PathFormula) -> Result<(), Proof> {
+    fn arrival(
+        &self,
+        loc: LocId,
+        invariants: &[Formula],
+        reached: &Bool,
+        pf: &PathFormula,
+    ) -> Result<(), Proof> {
         self.solver.push();
         self.solver.assert(reached);
         let broken = self.breaks(loc, invariants, pf);
@@ -343,8 +349,14 @@ impl Checker<'_> {
     fn region(&mut self, start: LocId, pf: PathFormula) -> Result<(), Proof> {
         let cuts = self.cuts;
         let is_cut = |l: LocId| cuts.contains_key(&l);
-        let region = region::build(self.program, start, &is_cut, self.summarised, self.steps_left.max(1))
-            .map_err(Proof::Unknown)?;
+        let region = region::build(
+            self.program,
+            start,
+            &is_cut,
+            self.summarised,
+            self.steps_left.max(1),
+        )
+        .map_err(Proof::Unknown)?;
         self.solver.push();
         self.summaries = 0;
         let result = self.check_region(&region, pf);
@@ -356,7 +368,8 @@ impl Checker<'_> {
         // Paths from a function's entry know its entry state (for its `ensures` clauses).
         let start_loc = region.nodes[0].loc;
         let start_func = self.program.location(start_loc).func;
-        let entry_state = (self.program.function(start_func).entry == start_loc).then(|| (start_func, start.ssa.clone()));
+        let entry_state =
+            (self.program.function(start_func).entry == start_loc).then(|| (start_func, start.ssa.clone()));
         self.solver.assert(&start.formula);
         let mut first = start;
         first.formula = Bool::from_bool(true);
@@ -383,10 +396,9 @@ impl Checker<'_> {
                     Role::Cut => self.arrival(loc, &self.cuts[&loc], &a.reached, &a.path)?,
                     Role::Error => {
                         if self.sat(Some(&a.reached))? {
-                            return Err(self.fail(format!(
-                                "the error location {} is reachable",
-                                self.describe(loc)
-                            )));
+                            return Err(
+                                self.fail(format!("the error location {} is reachable", self.describe(loc)))
+                            );
                         }
                     }
                     Role::Return => {

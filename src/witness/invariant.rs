@@ -92,14 +92,22 @@ const RESULT_NAME: &str = "__baton_result";
 const OLD_NAME: &str = "__baton_old";
 
 /// Parses `text` as an expression of `func`'s scope as `reading` has it.
-pub fn parse_clause(text: &str, program: &Program, func: FuncId, reading: Reading) -> Result<Formula, String> {
+pub fn parse_clause(
+    text: &str,
+    program: &Program,
+    func: FuncId,
+    reading: Reading,
+) -> Result<Formula, String> {
     let c = if reading == Reading::Ensures {
         text.replace("\\result", RESULT_NAME).replace("\\old", OLD_NAME)
     } else {
         text.to_string()
     };
     if let Some(at) = c.find('\\') {
-        let construct: String = c[at..].chars().take_while(|ch| *ch == '\\' || ch.is_alphanumeric()).collect();
+        let construct: String = c[at..]
+            .chars()
+            .take_while(|ch| *ch == '\\' || ch.is_alphanumeric())
+            .collect();
         return Err(format!("`{text}`: `{construct}` is not supported"));
     }
     let parsed = parse_expression(&c).map_err(|m| format!("`{text}`: {m}"))?;
@@ -202,7 +210,9 @@ impl Resolver<'_> {
             Reading::Requires | Reading::Ensures
                 if !is_param && self.program.variable(v).scope != Scope::Global =>
             {
-                Err(format!("`{name}` is a local: a contract names parameters and globals"))
+                Err(format!(
+                    "`{name}` is a local: a contract names parameters and globals"
+                ))
             }
             Reading::Requires => Ok(v),
             Reading::Ensures if is_param || self.old => Ok(super::contract::old_value(self.program, v)),
@@ -250,14 +260,14 @@ impl Resolver<'_> {
                 let declared = super::contract::current_value(self.program, v);
                 Ok(Expr::var(v, self.program.variable(declared).ty))
             }
-            Expression::Call(c) if self.reading == Reading::Ensures => match (&c.node.callee.node, c.node.arguments.as_slice()) {
-                (Expression::Identifier(id), [arg]) if id.node.name == OLD_NAME => Resolver {
-                    old: true,
-                    ..*self
+            Expression::Call(c) if self.reading == Reading::Ensures => {
+                match (&c.node.callee.node, c.node.arguments.as_slice()) {
+                    (Expression::Identifier(id), [arg]) if id.node.name == OLD_NAME => {
+                        Resolver { old: true, ..*self }.expr(arg)
+                    }
+                    _ => Err("only side-effect-free operators are allowed".into()),
                 }
-                .expr(arg),
-                _ => Err("only side-effect-free operators are allowed".into()),
-            },
+            }
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => integer_constant(i, model),
                 Constant::Character(ch) => match ch.trim_matches('\'').as_bytes() {

@@ -102,9 +102,7 @@ pub fn build(
                 Some(&j) => j,
                 None => {
                     if nodes.len() >= max_nodes {
-                        return Err(format!(
-                            "more than {max_nodes} locations between loop heads"
-                        ));
+                        return Err(format!("more than {max_nodes} locations between loop heads"));
                     }
                     let j = nodes.len();
                     index.insert(to.clone(), j);
@@ -179,13 +177,17 @@ fn successors(program: &Program, node: &Node, summarised: &[bool]) -> Vec<(Node,
         .map(|&id| {
             let edge = program.edge(id);
             match &edge.op {
-                Operation::Call { callee, .. } if summarised.get(callee.index()).copied().unwrap_or(false) => (
-                    Node {
-                        loc: edge.to,
-                        stack: node.stack.clone(),
-                    },
-                    Via::Summary(id),
-                ),
+                Operation::Call { callee, .. }
+                    if summarised.get(callee.index()).copied().unwrap_or(false) =>
+                {
+                    (
+                        Node {
+                            loc: edge.to,
+                            stack: node.stack.clone(),
+                        },
+                        Via::Summary(id),
+                    )
+                }
                 Operation::Call { callee, .. } => {
                     let mut stack = node.stack.clone();
                     stack.push(id);
@@ -246,10 +248,7 @@ fn topological(nodes: Vec<Node>, roles: Vec<Role>, edges: &[Vec<(usize, Via)>]) 
         }
     }
     let mut slots: Vec<Option<(Node, Role)>> = nodes.into_iter().zip(roles).map(Some).collect();
-    let (nodes, roles) = order
-        .iter()
-        .filter_map(|&i| slots[i].take())
-        .unzip();
+    let (nodes, roles) = order.iter().filter_map(|&i| slots[i].take()).unzip();
     Ok(Region {
         nodes,
         roles,

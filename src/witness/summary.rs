@@ -40,7 +40,10 @@ impl Summary {
         after.formula = Bool::from_bool(true);
         let function = program.function(callee);
         let pointers = effects.through_pointers(callee);
-        let changed = function.return_var.into_iter().chain(effects.globals(callee).iter().copied());
+        let changed = function
+            .return_var
+            .into_iter()
+            .chain(effects.globals(callee).iter().copied());
         let address_taken_globals = program
             .address_taken()
             .filter(|v| pointers && program.variable(*v).scope == Scope::Global);
@@ -49,7 +52,8 @@ impl Summary {
         }
         let (ties, ensured) = clauses.ensured(program, Some(&bound.ssa), &after.ssa);
         let mut returned = after
-            .conjoin(&Bool::and(&[ties, ensured])).extend(Step::Return { call }, program)?;
+            .conjoin(&Bool::and(&[ties, ensured]))
+            .extend(Step::Return { call }, program)?;
         // The caller's activation keeps its locals (the callee's are another activation's),
         // but for the variable the call's result was just assigned to (in a function calling
         // itself, a local of both).

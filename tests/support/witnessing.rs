@@ -63,7 +63,9 @@ pub fn schema_errors(text: &str) -> Vec<String> {
     } else {
         "witness-2.0.schema.json"
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("schema readable"))
             .expect("schema is JSON");

@@ -31,7 +31,9 @@ pub fn loop_invariants(arg: &Arg<ExplicitState>, program: &Program) -> Vec<(LocI
             continue;
         }
         let func = program.location(loc).func;
-        let known = known(&n.state, program, |x| x.scope == Scope::Global || x.scope == Scope::Local(func));
+        let known = known(&n.state, program, |x| {
+            x.scope == Scope::Global || x.scope == Scope::Local(func)
+        });
         let states = per_loc.entry(loc).or_default();
         if !states.contains(&known) {
             states.push(known);
@@ -78,9 +80,12 @@ pub fn loop_invariants(arg: &Arg<ExplicitState>, program: &Program) -> Vec<(LocI
         .collect()
 }
 
+/// Known values of variables, in variable order.
+type Known = Vec<(VarId, i128)>;
+
 /// The values `state` knows of the variables `visible` accepts that a witness can name (no
 /// temporaries; no floats, whose bit patterns are not ordered as their values).
-fn known(state: &ExplicitState, program: &Program, visible: impl Fn(&Variable) -> bool) -> Vec<(VarId, i128)> {
+fn known(state: &ExplicitState, program: &Program, visible: impl Fn(&Variable) -> bool) -> Known {
     state
         .values
         .iter()
@@ -116,7 +121,11 @@ fn disjunction(cubes: impl IntoIterator<Item = String>) -> String {
     } else if cubes.iter().any(|c| c == "1") {
         "1".to_string()
     } else {
-        cubes.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" || ")
+        cubes
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" || ")
     }
 }
 
@@ -137,13 +146,17 @@ pub fn contracts(arg: &Arg<ExplicitState>, program: &Program) -> Vec<ContractTex
         return Vec::new();
     }
     let effects = Effects::of(program);
-    let mut entries: BTreeMap<FuncId, BTreeSet<Vec<(VarId, i128)>>> = BTreeMap::new();
-    let mut pairs: BTreeMap<FuncId, BTreeSet<(Vec<(VarId, i128)>, Vec<(VarId, i128)>)>> = BTreeMap::new();
+    let mut entries: BTreeMap<FuncId, BTreeSet<Known>> = BTreeMap::new();
+    let mut pairs: BTreeMap<FuncId, BTreeSet<(Known, Known)>> = BTreeMap::new();
     let entry_values = |state: &ExplicitState, f: FuncId| {
         let params = &program.function(f).params;
         known(state, program, |x| x.scope == Scope::Global)
             .into_iter()
-            .chain(known(state, program, |_| true).into_iter().filter(|(v, _)| params.contains(v)))
+            .chain(
+                known(state, program, |_| true)
+                    .into_iter()
+                    .filter(|(v, _)| params.contains(v)),
+            )
             .collect::<Vec<_>>()
     };
     let mut seen: FxHashSet<(NodeId, Vec<NodeId>)> = FxHashSet::default();
@@ -161,7 +174,10 @@ pub fn contracts(arg: &Arg<ExplicitState>, program: &Program) -> Vec<ContractTex
         if recursive[func.index()] {
             let f = program.function(func);
             if loc == f.entry {
-                entries.entry(func).or_default().insert(entry_values(&node.state, func));
+                entries
+                    .entry(func)
+                    .or_default()
+                    .insert(entry_values(&node.state, func));
             }
             if program.location(loc).kind == LocationKind::FunctionExit {
                 if let Some(&entry) = active.last() {
@@ -172,7 +188,11 @@ pub fn contracts(arg: &Arg<ExplicitState>, program: &Program) -> Vec<ContractTex
                     });
                     let returned = result
                         .into_iter()
-                        .chain(known(&node.state, program, |_| true).into_iter().filter(|(v, _)| written.contains(v)))
+                        .chain(
+                            known(&node.state, program, |_| true)
+                                .into_iter()
+                                .filter(|(v, _)| written.contains(v)),
+                        )
                         .collect();
                     let pre = entry_values(&arg.node(entry).state, func);
                     pairs.entry(func).or_default().insert((pre, returned));
