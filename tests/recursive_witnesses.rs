@@ -20,7 +20,7 @@ use baton::verdict::Verdict;
 use baton::witness::validate::Judgement;
 use cli::baton;
 use std::path::Path;
-use witnessing::{analyse, program, schema_errors, validate, witness};
+use witnessing::{analyse, never_confirmed, program, schema_errors, validate, witness};
 
 /// Two recursive calls per activation; `fib(7) == 13`.
 const FIB: &str = "extern int __VERIFIER_nondet_int(void);
@@ -132,19 +132,6 @@ fn confirmed_witness(dir: &Path, name: &str, text: &str) -> (Program, String) {
     let v = validate(&p, &w);
     assert_eq!(v.judgement, Judgement::Confirmed, "{name}: {}\n{w}", v.reason);
     (p, w)
-}
-
-/// The witness with `from` replaced by `to` (which must be in it) is not confirmed.
-fn never_confirmed(p: &Program, text: &str, from: &str, to: &str) {
-    assert!(text.contains(from), "`{from}` not in the witness:\n{text}");
-    let mutated = text.replacen(from, to, 1);
-    let v = validate(p, &mutated);
-    assert_ne!(
-        v.judgement,
-        Judgement::Confirmed,
-        "`{from}` → `{to}` confirmed: {}",
-        v.reason
-    );
 }
 
 /// The `requires:` or `ensures:` line of the (first) contract in `text`.

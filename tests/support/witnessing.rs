@@ -9,7 +9,7 @@ use baton::frontend::load_program;
 use baton::verdict::Verdict;
 use baton::witness::correctness::ProofInvariants;
 use baton::witness::inductive::CheckLimits;
-use baton::witness::validate::{validate_text, Validation};
+use baton::witness::validate::{validate_text, Judgement, Validation};
 use baton::witness::{write_witness, Evidence, WitnessFormat};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -84,4 +84,17 @@ pub fn validate(program: &Program, text: &str) -> Validation {
         ..CheckLimits::default()
     };
     validate_text(program, text, "witness.yml", limits).expect("witness readable")
+}
+
+/// The witness `text` with `from` replaced by `to` (`from` must be in it) is not confirmed.
+pub fn never_confirmed(p: &Program, text: &str, from: &str, to: &str) {
+    assert!(text.contains(from), "`{from}` not in the witness:\n{text}");
+    let mutated = text.replacen(from, to, 1);
+    let v = validate(p, &mutated);
+    assert_ne!(
+        v.judgement,
+        Judgement::Confirmed,
+        "`{from}` → `{to}` confirmed: {}",
+        v.reason
+    );
 }
