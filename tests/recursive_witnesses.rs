@@ -118,6 +118,32 @@ int main(void) {
 }
 ";
 
+/// A witness (format 2.1) of one function contract, written by hand.
+fn hand_contract(file: &str, function: &str, line: u32, requires: &str, ensures: &str) -> String {
+    format!(
+        "- entry_type: invariant_set
+  metadata:
+    format_version: '2.1'
+    uuid: 0b0e8d0e-4b8e-4a55-9a3f-4f0a3f8f1c2d
+    creation_time: 2026-01-01T00:00:00Z
+    producer: {{ name: hand, version: '1' }}
+    task:
+      input_files: [{file}]
+      input_file_hashes: {{}}
+      specification: G ! call(reach_error())
+      data_model: ILP32
+      language: C
+  content:
+  - invariant:
+      type: function_contract
+      location: {{ file_name: {file}, line: {line}, column: 1, function: {function} }}
+      requires: {requires}
+      ensures: {ensures}
+      format: acsl_expression
+"
+    )
+}
+
 /// The explicit analysis' witness of `text`, which must be a `true` with contracts in format
 /// 2.1 that passes its schema and is confirmed.
 fn confirmed_witness(dir: &Path, name: &str, text: &str) -> (Program, String) {
@@ -200,30 +226,7 @@ fn mutated_contracts_are_never_confirmed() {
 fn parameters_in_ensures_are_their_values_at_the_entry() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (_, p) = program(dir.path(), "down.c", COUNT_DOWN);
-    let contract = |ensures: &str| {
-        format!(
-            "- entry_type: invariant_set
-  metadata:
-    format_version: '2.1'
-    uuid: 0b0e8d0e-4b8e-4a55-9a3f-4f0a3f8f1c2d
-    creation_time: 2026-01-01T00:00:00Z
-    producer: {{ name: hand, version: '1' }}
-    task:
-      input_files: [down.c]
-      input_file_hashes: {{}}
-      specification: G ! call(reach_error())
-      data_model: ILP32
-      language: C
-  content:
-  - invariant:
-      type: function_contract
-      location: {{ file_name: down.c, line: 3, column: 1, function: down }}
-      requires: 0 <= n && n <= 1000
-      ensures: {ensures}
-      format: acsl_expression
-"
-        )
-    };
+    let contract = |ensures: &str| hand_contract("down.c", "down", 3, "0 <= n && n <= 1000", ensures);
     let v = validate(&p, &contract("\\result == n"));
     assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
     let v = validate(&p, &contract("\\result == \\old(n)"));
@@ -325,4 +328,42 @@ fn shared_recursive_task_witnesses_validate() {
         names.len(),
         "a recursive task is missing from MANIFEST.csv"
     );
+}
+
+/// `f` counts its parameter down to 0 in a loop first: `\result == \old(n)` holds of the
+/// state at the loop head and the return, not of the entry (`f(3) == 0`, the error is
+/// reachable). Also where the loop is a `goto` back to the function's first statement.
+#[test]
+fn a_contract_that_holds_from_a_loop_head_only_is_not_confirmed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let while_loop = "void reach_error(void) {}
+int f(int n) {
+  while (n > 0) {
+    n = n - 1;
+  }
+  if (n < 0) {
+    return f(0);
+  }
+  return n;
+}
+int main(void) {
+  int r = f(3);
+  if (r != 3) {
+    reach_error();
+  }
+  return 0;
+}
+";
+    let goto_loop = while_loop.replace(
+        "  while (n > 0) {\n    n = n - 1;\n  }",
+        " L:\n  if (n > 0) {\n    n = n - 1;\n    goto L;\n  }",
+    );
+    assert_ne!(goto_loop, while_loop);
+    for (name, text) in [("while.c", while_loop.to_string()), ("goto.c", goto_loop)] {
+        let (_, p) = program(dir.path(), name, &text);
+        let v = validate(&p, &hand_contract(name, "f", 2, "1", "\\result == \\old(n)"));
+        assert_ne!(v.judgement, Judgement::Confirmed, "{name}: {}", v.reason);
+        let outcome = analyse(AnalysisKind::Explicit, &p, "20s");
+        assert_eq!(outcome.verdict, Verdict::False, "{name}: {}", outcome.reason);
+    }
 }

@@ -365,11 +365,13 @@ impl Checker<'_> {
     }
 
     fn check_region(&mut self, region: &Region, start: PathFormula) -> Result<(), Proof> {
-        // Paths from a function's entry know its entry state (for its `ensures` clauses).
+        // Paths from a function's entry know its entry state (for its `ensures` clauses) —
+        // unless an edge leads back to the entry (a loop there: its state is no entry state).
         let start_loc = region.nodes[0].loc;
         let start_func = self.program.location(start_loc).func;
-        let entry_state =
-            (self.program.function(start_func).entry == start_loc).then(|| (start_func, start.ssa.clone()));
+        let entry_state = (self.program.function(start_func).entry == start_loc
+            && self.program.in_edges(start_loc).is_empty())
+        .then(|| (start_func, start.ssa.clone()));
         self.solver.assert(&start.formula);
         let mut first = start;
         first.formula = Bool::from_bool(true);
