@@ -334,7 +334,7 @@ fn validate_values(
 pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckLimits) -> Validation {
     let mut given = Invariants::default();
     let mut notes: Vec<String> = Vec::new();
-    let mut used = 0;
+    let (mut used, mut contracts) = (0, 0);
     let recursive = program.recursive_functions();
     let invariants = entries
         .iter()
@@ -351,7 +351,7 @@ pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckL
                 Some(f) if recursive[f.index()] => {
                     let clauses = given.contracts.entry(f).or_default();
                     match clauses.add(program, f, inv.requires.as_deref(), inv.ensures.as_deref()) {
-                        Ok(()) => used += 1,
+                        Ok(()) => contracts += 1,
                         Err(e) => notes.push(format!("line {line}: {e}")),
                     }
                 }
@@ -393,7 +393,12 @@ pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckL
     let (judgement, why) = match check(program, &given, limits) {
         Proof::Holds => (
             Judgement::Confirmed,
-            format!("{used} invariant(s) and contract(s) inductive; the error is unreachable"),
+            match contracts {
+                0 => format!("{used} invariant(s) inductive; the error is unreachable"),
+                _ => format!(
+                    "{used} invariant(s) and {contracts} contract(s) inductive; the error is unreachable"
+                ),
+            },
         ),
         Proof::Refuted(why) => (Judgement::Refuted, why),
         Proof::Unknown(why) => (Judgement::Unknown, why),
