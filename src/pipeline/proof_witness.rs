@@ -75,7 +75,7 @@ pub fn derive(state: &FlowState<'_>, left: &Budget, dir: &Path) -> Derivation {
 /// completes on the original, finds and validates its values in moments (s3_srvr_7: 0.4 s
 /// against 60 s for the predicate analysis' 600 KB invariant); the predicate analysis'
 /// abstractions cover the programs it cannot finish.
-const DERIVERS: [(&str, f64); 2] = [("explicit", 0.2), ("predicate", 1.0)];
+const DERIVERS: [(&str, f64); 2] = [("explicit", 0.1), ("predicate", 1.0)];
 
 fn derive_in(
     state: &FlowState<'_>,
