@@ -178,7 +178,6 @@ pub fn violation_witness(program: &Program, run: &[PathPoint]) -> Vec<Entry> {
                     },
                 }]),
                 invariant: None,
-                contract: None,
             }
         })
         .collect();
