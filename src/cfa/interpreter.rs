@@ -1011,6 +1011,7 @@ mod tests {
                     data_model: DataModel::ILP32,
                     signed_overflow: Default::default(),
                     variables: Vec::new(),
+                    record_objects: Vec::new(),
                     functions: Vec::new(),
                     locations: Vec::new(),
                     edges: Vec::new(),

@@ -1217,6 +1217,7 @@ mod tests {
                     address: None,
                 })
                 .collect(),
+            record_objects: Vec::new(),
             functions: Vec::new(),
             locations: Vec::new(),
             edges: Vec::new(),

@@ -18,6 +18,7 @@ mod call;
 mod decls;
 mod expr;
 mod function_pointer;
+mod placed;
 mod pointer;
 mod record;
 mod stmt;
@@ -249,6 +250,8 @@ struct Lowerer<'a> {
     declared_at: HashMap<VarId, usize>,
     /// File-scope objects living in memory: allocated when `main` starts.
     boxed_globals: Vec<boxed::BoxedGlobal>,
+    /// Flattened structs whose leaves are laid out as one object ([`placed`]).
+    record_objects: Vec<crate::cfa::address::RecordObject>,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`]. A named object found to
@@ -319,6 +322,7 @@ fn lower_with(
         box_requests: BTreeSet::new(),
         declared_at: HashMap::new(),
         boxed_globals: Vec::new(),
+        record_objects: Vec::new(),
     };
     let result = l.translation_unit(unit, name, hash);
     (result, l.box_requests)
@@ -626,6 +630,7 @@ impl Lowerer<'_> {
             data_model: self.model,
             signed_overflow: Default::default(),
             variables: std::mem::take(&mut self.variables),
+            record_objects: std::mem::take(&mut self.record_objects),
             functions,
             locations,
             edges,
