@@ -132,6 +132,9 @@ pub struct ResidualCoverage {
     pub cuts_exact: usize,
     /// `cuts_kept / cuts_exact` (1 when the exact residual cuts nothing).
     pub cuts_kept_fraction: f64,
+    /// Residual edges guarded by the condition's state cuts (they cut covered executions
+    /// without copying code).
+    pub guarded_edges: usize,
 }
 
 /// One executable of an adapter in `baton tools --json`.

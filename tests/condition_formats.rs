@@ -5,7 +5,7 @@
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocId, Operation, Program};
 use baton::condition::{
-    cpachecker, graphml, Assumption, ConditionAutomaton, ConditionState, StateId, Transition,
+    cpachecker, graphml, Assumption, ConditionAutomaton, ConditionState, Cut, StateId, Transition,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -79,6 +79,12 @@ fn dfs_condition(program: &Program, limit: usize) -> ConditionAutomaton {
             edges,
             assumption: if t { Assumption::True } else { Assumption::False },
             to: StateId(to),
+            // Some cuts marked infeasible, so both formats are seen to keep the mark.
+            cut: match (t, (from + to) % 3) {
+                (true, 0) => Cut::Infeasible,
+                (true, 1) => Cut::InStateCut,
+                _ => Cut::Explored,
+            },
         })
         .collect();
     let all: BTreeSet<EdgeId> = program.edge_ids().collect();
@@ -87,18 +93,21 @@ fn dfs_condition(program: &Program, limit: usize) -> ConditionAutomaton {
         edges: all.iter().copied().filter(|e| e.0 % 2 == 0).collect(),
         assumption: Assumption::True,
         to: acc2,
+        cut: Cut::Explored,
     });
     transitions.push(Transition {
         from: acc2,
         edges: all,
         assumption: Assumption::True,
         to: acc2,
+        cut: Cut::Explored,
     });
     ConditionAutomaton {
         program_hash: program.hash.clone(),
         states,
         initial: StateId(0),
         transitions,
+        state_cuts: Vec::new(),
     }
 }
 

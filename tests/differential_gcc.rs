@@ -19,7 +19,10 @@
 //! `sizeof` with gcc's padding. A fourth (tests/support/cgen_pointers.rs) checks pointers and
 //! the heap: addresses of variables, elements and members, pointer arithmetic, differences
 //! and comparisons (also of member addresses, which show the layout of structs), pointers to
-//! pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free` and linked lists.
+//! pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free` and linked lists. A fifth
+//! (tests/support/cgen_library.rs) checks the C library functions
+//! Baton models: `memset`, `memcpy`, `memmove`, `memcmp` over arrays, structs and heap blocks,
+//! and `strlen`, `strcmp`, `strncmp`, `strcpy`, `strncpy`, `strcat`, `strchr` on strings.
 //!
 //! Every generator runs `BATON_DIFF_PROGRAMS` programs (default: its CI count below) per data
 //! model, seeds from `BATON_DIFF_FIRST_SEED` (default 0) on, `BATON_DIFF_INPUTS` input lists
@@ -30,6 +33,8 @@
 mod cgen;
 #[path = "support/cgen_floats.rs"]
 mod cgen_floats;
+#[path = "support/cgen_library.rs"]
+mod cgen_library;
 #[path = "support/cgen_pointers.rs"]
 mod cgen_pointers;
 #[path = "support/cgen_structs.rs"]
@@ -53,6 +58,8 @@ const FLOAT_PROGRAMS: u64 = 220;
 const STRUCT_PROGRAMS: u64 = 220;
 /// Pointer and heap programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const POINTER_PROGRAMS: u64 = 220;
+/// Programs calling the C library's memory and string functions per data model.
+const LIBRARY_PROGRAMS: u64 = 220;
 
 /// The number in environment variable `name`, or `default`.
 fn env(name: &str, default: u64) -> u64 {
@@ -518,5 +525,36 @@ fn interpreter_agrees_with_gcc_on_pointer_programs() {
         assert!(n < 20 || (with("*sp = &s;") * 4 > n && with("*lp = la;") * 4 > n && with("int vl") * 5 > n));
         // And the layout of structs seen through member addresses.
         assert!(n < 20 || (with(" - (char *) &") * 2 > n && with("__builtin_offsetof") * 4 > n));
+    }
+}
+
+/// Programs calling `memset`, `memcpy`, `memmove`, `memcmp` on arrays of every integer width,
+/// structs and heap blocks, and the string functions on local and heap strings, in both data
+/// models.
+#[test]
+fn interpreter_agrees_with_gcc_on_library_programs() {
+    if let Some(out) = run_generated("m", cgen_library::generate, LIBRARY_PROGRAMS, &[]) {
+        let with = |what: &str| {
+            let body = |p: &cgen::GenProgram| p.lines[p.decl_lines..].join("\n");
+            out.programs.iter().filter(|p| body(p).contains(what)).count()
+        };
+        let n = out.programs.len();
+        eprintln!(
+            "{n} library programs: {} memset, {} memcpy, {} memmove, {} memcmp, {} strlen, {} strcmp, {} strcat, {} strncpy, {} strchr",
+            with("  memset("),
+            with("memcpy("),
+            with("memmove("),
+            with("memcmp("),
+            with("strlen("),
+            with("strcmp("),
+            with("strcat("),
+            with("strncpy("),
+            with("strchr(")
+        );
+        // The generator keeps exercising every function.
+        let functions = [
+            "memcpy(", "memmove(", "memcmp(", "strlen(", "strcmp(", "strcat(", "strchr(",
+        ];
+        assert!(n < 40 || functions.iter().all(|f| with(f) * 8 > n));
     }
 }

@@ -281,11 +281,11 @@ fn shipped_configs_are_valid_flows() {
     assert!(count >= 12, "only {count} flows in configs/");
 }
 
-/// `run --cpu-time` caps the flow's budget: a flow of 600 s whose one stage never decides
-/// ends by itself within the cap (what `bench` relies on to keep a flow, witness included,
-/// inside its run's time limit).
+/// `run --cpu-time` and `run --wall-time` cap the flow's budget: a flow of 600 s whose one
+/// stage never decides ends by itself within the cap (what `bench` relies on to keep a flow,
+/// witness included, inside its run's time limits).
 #[test]
-fn cpu_time_option_caps_the_flow_budget() {
+fn time_options_cap_the_flow_budget() {
     let dir = tempfile::tempdir().expect("temp dir");
     let flow = write(
         dir.path(),
@@ -297,11 +297,19 @@ fn cpu_time_option_caps_the_flow_budget() {
         "endless.c",
         "extern unsigned int __VERIFIER_nondet_uint(void);\nvoid reach_error(void) {}\nint main(void) {\n  unsigned int n = __VERIFIER_nondet_uint(); unsigned long long s = 0;\n  for (unsigned int i = 0; i <= n; i++) { s = s + i; }\n  if (n == 0 && s == 7) reach_error();\n  return 0;\n}\n",
     );
-    let out = baton(&["run", &flow, &program, "--json", "--cpu-time", "2s"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    assert_eq!(r["verdict"], "unknown", "{r}");
-    let cpu = r["cpu_time_s"].as_f64().expect("cpu_time_s");
     // Generous against the 2 s cap; without it the stage would run for 600 s.
-    assert!(cpu < 10.0, "{cpu} s of CPU under a 2 s cap: {r}");
+    for (option, measure, most) in [
+        ("--cpu-time", "cpu_time_s", 10.0),
+        ("--wall-time", "wall_time_s", 30.0),
+    ] {
+        let out = baton(&["run", &flow, &program, "--json", option, "2s"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        assert_eq!(r["verdict"], "unknown", "{r}");
+        let used = r[measure].as_f64().expect(measure);
+        assert!(
+            used < most,
+            "{used} s ({measure}) under a 2 s cap ({option}): {r}"
+        );
+    }
 }

@@ -22,7 +22,8 @@ use baton::cfa::emit_c::emit_c;
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, MAX_CALL_DEPTH};
 use baton::cfa::types::DataModel;
 use baton::cfa::{Operation, Program};
-use baton::condition::{Assumption, ConditionAutomaton};
+use baton::condition::state_cut::execute_covered;
+use baton::condition::{Assumption, ConditionAutomaton, Cut};
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::{load_program, load_source};
 use baton::reducer::DEFAULT_MAX_LOCATIONS;
@@ -483,18 +484,23 @@ fn reducer_keeps_recursive_calls_or_inlines_them() {
         &["cpu-time=20s", "memory=1GB", "recursion-depth=3"],
     );
     assert_eq!(outcome.verdict, Verdict::Unknown, "{}", outcome.reason);
+    // Its cuts inside `fact` are of edges found infeasible, which the reducer copies no code
+    // for; taken as cuts of the path (the same coverage), they make it track the condition
+    // inside the recursion.
+    let mut outcome = outcome;
+    for t in &mut outcome.condition.transitions {
+        t.cut = Cut::Explored;
+    }
     let residual = baton::reducer::reduce(&cut, &outcome.condition, 10_000)
         .unwrap_or_else(|e| panic!("the depth-cut condition gives a residual: {e}"));
-    assert!(residual.precise_locations() > 0 && residual.cuts > 0);
-    let (mut covered, mut uncovered) = (0, 0);
+    assert!(residual.precise_locations() > 0 && residual.cuts + residual.guarded_edges > 0);
+    let mut covered = 0;
     for x in -2i128..=14 {
-        let options = ExecOptions {
-            record_path: true,
-            ..Default::default()
-        };
-        let original = execute(&cut, &[x], &options);
+        let (original, is_covered) = execute_covered(&cut, &outcome.condition, &[x], &ExecOptions::default());
         let reduced = execute(&residual.program, &[x], &ExecOptions::default());
-        if outcome.condition.covers(&original.path) {
+        assert_eq!(original.ending.is_error(), x == 5);
+        if is_covered {
+            assert_ne!(x, 5, "the bug is never covered");
             covered += 1;
             assert!(
                 matches!(reduced.ending, Ending::AssumptionViolated { .. }),
@@ -502,7 +508,6 @@ fn reducer_keeps_recursive_calls_or_inlines_them() {
                 reduced.ending
             );
         } else {
-            uncovered += 1;
             assert_eq!(
                 render(&reduced.ending, reduced.inputs_consumed),
                 render(&original.ending, original.inputs_consumed),
@@ -510,11 +515,10 @@ fn reducer_keeps_recursive_calls_or_inlines_them() {
             );
         }
     }
-    // x in 0..=4 stays within three recursive calls; 5 (the bug) and beyond do not.
-    assert!(
-        covered >= 5 && uncovered >= 8,
-        "{covered} covered, {uncovered} not"
-    );
+    // Out of range, within three recursive calls (x in 0..=4), and — by the state cut after the
+    // call, which the run verified for any result other than 120 — deeper runs too; the bug
+    // (x = 5) stays.
+    assert!(covered >= 8, "{covered} covered");
     // Only a `main` that is called again is refused, with its name (flows then hand on the
     // original program).
     let again = lower(&gen(
@@ -620,7 +624,10 @@ fn residuals_inside_recursion_satisfy_res() {
         );
         let residual = baton::reducer::reduce(&program, &outcome.condition, DEFAULT_MAX_LOCATIONS)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(residual.cuts > 0, "{name}: the residual cuts covered paths");
+        assert!(
+            residual.cuts + residual.guarded_edges > 0,
+            "{name}: the residual cuts covered paths"
+        );
         let mut inputs = input_lists(&program, 0x5ec + k as u64, 300);
         inputs.extend((-2..=12).map(|x| vec![x, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
         violations.extend(check_res(

@@ -23,7 +23,7 @@ use baton::cfa::interpreter::{execute, ExecOptions};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
 use baton::condition::{
-    self, union, Assumption, ConditionAutomaton, ConditionState, Format, StateId, Transition,
+    self, union, Assumption, ConditionAutomaton, ConditionState, Cut, Format, StateId, Transition,
 };
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
@@ -410,6 +410,45 @@ int main(void) {
 "#,
     ),
     (
+        "strings_buffers",
+        &[3, 7],
+        r#"
+extern void *memset(void *, int, unsigned long);
+extern void *memcpy(void *, const void *, unsigned long);
+extern int memcmp(const void *, const void *, unsigned long);
+extern unsigned long strlen(const char *);
+extern int strcmp(const char *, const char *);
+extern char *strcpy(char *, const char *);
+extern char *strcat(char *, const char *);
+extern char *strchr(const char *, int);
+extern int printf(const char *, ...);
+extern int abs(int);
+struct rec { char tag; int n; short v[2]; };
+int main(void) {
+  char name[12];
+  struct rec a, b;
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 4) return 0;
+  memset(&a, 0, sizeof a);
+  a.tag = 'r';
+  a.n = k;
+  a.v[1] = (short) (k * 3);
+  memcpy(&b, &a, sizeof a);
+  strcpy(name, "id");
+  memset(name + 2, 'x', k);
+  name[2 + k] = 0;
+  strcat(name, "!");
+  printf("%s %d\n", name, b.n);
+  if (strlen(name) != 3 + k) abort();
+  char *bang = strchr(name, '!');
+  int c = __VERIFIER_nondet_int();
+  if (abs(c) > 100) return 0;
+  if (memcmp(&a, &b, sizeof a) == 0 && bang == name + 5 && strcmp(name, "idxxx!") == 0 && c == 7) reach_error();
+  return b.v[1];
+}
+"#,
+    ),
+    (
         "callback_table",
         &[1, 5],
         r#"
@@ -487,6 +526,7 @@ fn tr(from: u32, edges: BTreeSet<EdgeId>, to: u32) -> Transition {
         edges,
         assumption: Assumption::True,
         to: StateId(to),
+        cut: Cut::Explored,
     }
 }
 
@@ -499,6 +539,7 @@ fn after_edge(program: &Program, edge: EdgeId) -> ConditionAutomaton {
         states: vec![state("q0", false), state("acc", true)],
         initial: StateId(0),
         transitions: vec![tr(0, others, 0), tr(0, BTreeSet::from([edge]), 1)],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -516,6 +557,7 @@ fn after_two_edges(program: &Program, first: EdgeId, second: EdgeId) -> Conditio
             tr(1, BTreeSet::from([second]), 2),
             tr(2, all_edges(program), 2),
         ],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -548,6 +590,7 @@ fn random_condition(program: &Program, rng: &mut Rng) -> ConditionAutomaton {
         states,
         initial: StateId(0),
         transitions,
+        state_cuts: Vec::new(),
     }
 }
 

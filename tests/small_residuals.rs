@@ -1,11 +1,11 @@
-//! Small residual programs: conditions from the ARG verify infeasible edges, and the reducer
-//! works on the minimised condition (bisimilar states merged, dead states fall back to the
-//! original code).
+//! Small residual programs: conditions from the ARG verify infeasible edges (cuts for which the
+//! reducer copies no code), and the reducer works on the minimised condition (bisimilar states
+//! merged, dead states fall back to the original code).
 
 use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
 use baton::cfa::types::DataModel;
 use baton::cfa::{EdgeId, LocationKind, Operation, Program};
-use baton::condition::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use baton::condition::{Assumption, ConditionAutomaton, ConditionState, Cut, StateId, Transition};
 use baton::cpa::engine::SearchOrder;
 use baton::cpa::monitor::GiveUp;
 use baton::reducer::{reduce, reduce_within, Residual, DEFAULT_MAX_LOCATIONS};
@@ -102,6 +102,7 @@ fn go(from: u32, edges: BTreeSet<EdgeId>, to: u32) -> Transition {
         edges,
         assumption: Assumption::True,
         to: StateId(to),
+        cut: Cut::Explored,
     }
 }
 
@@ -128,6 +129,7 @@ fn verified_error_paths(program: &Program, copies: u32, error_verified: bool) ->
         states,
         initial: StateId(1),
         transitions,
+        state_cuts: Vec::new(),
     }
 }
 
@@ -211,9 +213,14 @@ fn calls_the_condition_does_not_look_into_stay_calls() {
 }
 
 /// True if the residual program has a path that reads the original edges `path` in order
-/// (edges that read nothing, such as parameter assignments, are passed over).
+/// (edges that read nothing, such as parameter assignments, are passed over; a call kept as a
+/// call goes on in the callee).
 fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
     let program = &residual.program;
+    let after = |r: EdgeId| match &program.edge(r).op {
+        Operation::Call { callee, .. } => program.function(*callee).entry,
+        _ => program.edge(r).to,
+    };
     let mut at = vec![program.main().entry];
     for &e in path {
         let mut next = Vec::new();
@@ -224,8 +231,8 @@ fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
             }
             for &r in program.out_edges(l) {
                 match residual.edge_reads[r.index()] {
-                    Some(read) if read == e => next.push(program.edge(r).to),
-                    None => at.push(program.edge(r).to),
+                    Some(read) if read == e => next.push(after(r)),
+                    None => at.push(after(r)),
                     Some(_) => {}
                 }
             }
@@ -238,21 +245,116 @@ fn reads_path(residual: &Residual, path: &[EdgeId]) -> bool {
     true
 }
 
-/// A condition that unrolls a loop makes the exact residual larger than the original. Capped
-/// at the original's size, the residual is no larger and keeps every path into the loop body;
-/// capped at half the exact size, it also keeps the condition's first cut (the loop exit the
-/// analysis found infeasible stays cut off), and it reports what it kept of the exact
+/// Cuts of infeasible edges remove no execution, so the reducer copies no code for them: the
+/// residual of a condition that only unrolls a loop to cut its infeasible exits is the
+/// original's code (its paths include the infeasible exit, which no execution takes).
+#[test]
+fn cuts_of_infeasible_edges_copy_no_code() {
+    let program = program();
+    let condition = short_explicit_run(&program).condition;
+    let exit = early_loop_exit(&program);
+    assert!(condition.covers(&exit));
+    assert!(condition.transitions.iter().any(|t| t.cut == Cut::Infeasible));
+    let residual = reduce(&program, &condition, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        residual.program.locations.len() <= program.locations.len(),
+        "{} residual locations, {} original",
+        residual.program.locations.len(),
+        program.locations.len()
+    );
+    assert_eq!(residual.coverage().cuts, 0);
+    assert!(reads_path(&residual, &exit) && reads_path(&residual, &loop_entry(&program)));
+    // The same cuts taken as explored ones unroll the loop.
+    let mut explored = condition.clone();
+    for t in &mut explored.transitions {
+        t.cut = Cut::Explored;
+    }
+    let unrolled = reduce(&program, &explored, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
+    assert!(unrolled.program.locations.len() > 2 * program.locations.len());
+    assert!(!reads_path(&unrolled, &exit));
+}
+
+/// A loop whose every iteration may end the program, in a function called twice: an explicit
+/// run explores each early exit to the end, so its condition verifies them (cuts that remove
+/// executions), and since `run` has two calling contexts they stay cuts of the path (no state
+/// cuts).
+const EARLY_RETURNS: &str =
+    "extern void __assert_fail(const char *, const char *, unsigned int, const char *);\n\
+void reach_error() { __assert_fail(\"0\", \"t.c\", 3, \"reach_error\"); }\n\
+extern int __VERIFIER_nondet_int(void);\n\
+extern void exit(int);\n\
+int run(int s) {\n\
+  int i;\n\
+  for (i = 0; i < 20; i++) {\n\
+    if (__VERIFIER_nondet_int()) exit(0);\n\
+    s += 2;\n\
+  }\n\
+  return s;\n\
+}\n\
+int main(void) {\n\
+  int s = run(0);\n\
+  s = run(s);\n\
+  while (__VERIFIER_nondet_int()) { s++; }\n\
+  if (s == 85) reach_error();\n\
+  return 0;\n\
+}\n";
+
+/// The path from `main`'s entry, into calls, that takes the `true` side of every branch up to
+/// the first branch after a nondet call and there the side `early`: into the first early return
+/// of [`EARLY_RETURNS`]' first iteration (`true`) or on into the loop body (`false`).
+fn first_early_return(program: &Program, early: bool) -> Vec<EdgeId> {
+    let mut path = Vec::new();
+    let mut at = program.main().entry;
+    let mut after_nondet = false;
+    loop {
+        let edges = program.out_edges(at);
+        let last = edges.len() > 1 && after_nondet;
+        let side = early || !last;
+        let e = match edges {
+            &[e] => e,
+            _ => edges
+                .iter()
+                .copied()
+                .find(|&e| matches!(program.edge(e).op, Operation::Assume { branch, .. } if branch == side))
+                .unwrap_or_else(|| panic!("no {side} branch at {at}")),
+        };
+        path.push(e);
+        if last {
+            return path;
+        }
+        after_nondet |= matches!(program.edge(e).op, Operation::Nondet { .. });
+        at = match &program.edge(e).op {
+            Operation::Call { callee, .. } => program.function(*callee).entry,
+            _ => program.edge(e).to,
+        };
+    }
+}
+
+/// A condition whose cuts are unrolled makes the exact residual larger than the original.
+/// Capped at the original's size, the residual is no larger and keeps every path into the loop
+/// body; capped at half the exact size, it also keeps the condition's first cut (the first
+/// early return, explored to the end, stays cut off), and it reports what it kept of the exact
 /// residual's cuts.
 #[test]
 fn a_capped_residual_keeps_the_first_cuts_and_every_unverified_path() {
-    let program = program();
-    let condition = short_explicit_run(&program).condition;
+    let program = baton::frontend::load_source("returns.c", EARLY_RETURNS, DataModel::ILP32)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Breadth-first, so that the early returns of the first iterations are explored to the end.
+    let options = AnalysisOptions {
+        give_up: vec![GiveUp::ReachedStates(60)],
+        order: SearchOrder::Bfs,
+    };
+    let condition = run_analysis(AnalysisKind::Explicit, &program, &options, None).condition;
     let exact = reduce(&program, &condition, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|e| panic!("{e}"));
     let original = program.locations.len();
     let size = exact.program.locations.len();
-    assert!(size > 2 * original, "the condition unrolls the loop");
-    let exit = early_loop_exit(&program);
-    let body = loop_entry(&program);
+    assert!(
+        size > 2 * original,
+        "the condition unrolls the loop: {size} locations, {original} original"
+    );
+    assert!(condition.state_cuts.is_empty());
+    let exit = first_early_return(&program, true);
+    let body = first_early_return(&program, false);
     assert!(condition.covers(&exit));
     assert!(!reads_path(&exact, &exit) && reads_path(&exact, &body));
     for cap in [original, size / 2] {

@@ -27,7 +27,7 @@
 //! early can only over-count). The start of `main` visits `main`'s entry.
 
 use crate::cfa::{EdgeId, LocationKind, Operation, Program};
-use crate::condition::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use crate::condition::{Assumption, ConditionAutomaton, ConditionState, Cut, StateId, Transition};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most counter states the automaton may have before falling back to "nothing verified".
@@ -91,6 +91,7 @@ pub fn bounded_condition(program: &Program, unwind: u32, max_states: usize) -> C
             edges,
             assumption: Assumption::True,
             to: StateId(to),
+            cut: Cut::Explored,
         })
         .collect();
     ConditionAutomaton {
@@ -98,6 +99,7 @@ pub fn bounded_condition(program: &Program, unwind: u32, max_states: usize) -> C
         states,
         initial: StateId(initial),
         transitions,
+        state_cuts: Vec::new(),
     }
 }
 

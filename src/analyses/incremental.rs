@@ -789,6 +789,15 @@ fn map_operation(op: &Operation, vars: &[Option<VarId>], funcs: &[Option<FuncId>
             cond: expr(cond)?,
             branch: *branch,
         },
+        Operation::External {
+            function,
+            args,
+            result,
+        } => Operation::External {
+            function: function.clone(),
+            args: args.iter().map(expr).collect::<Option<_>>()?,
+            result: opt_var(result)?,
+        },
         Operation::Call { callee, args, result } => Operation::Call {
             callee: funcs.get(callee.index()).copied().flatten()?,
             args: args.iter().map(expr).collect::<Option<_>>()?,
@@ -809,6 +818,7 @@ fn map_operation(op: &Operation, vars: &[Option<VarId>], funcs: &[Option<FuncId>
         Operation::LoadPtr { .. }
         | Operation::StorePtr { .. }
         | Operation::Alloc { .. }
-        | Operation::Free { .. } => return None,
+        | Operation::Free { .. }
+        | Operation::Library { .. } => return None,
     })
 }

@@ -22,6 +22,7 @@ use crate::condition::from_arg::condition_from_arg;
 use crate::condition::ConditionAutomaton;
 use crate::cpa::arg::{NodeId, NodeStatus};
 use crate::cpa::budget::writing_reserve;
+use crate::cpa::control::ControlState;
 use crate::cpa::engine::{Engine, EngineStats, Guide, RunOutcome, SearchOrder};
 use crate::cpa::monitor::GiveUp;
 use crate::cpa::{Cpa, Step};
@@ -145,8 +146,8 @@ pub enum TargetDecision {
 /// Step limit for replays: counterexample paths of the analyses are far shorter.
 const REPLAY_STEPS: u64 = 10_000_000;
 
-/// Replays nondet values on the interpreter; `Some(ending)` if the run reaches the error.
-pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
+/// Replays nondet values on the interpreter: how the run ends.
+pub fn replay(program: &Program, inputs: &[i128]) -> Ending {
     let run = execute(
         program,
         inputs,
@@ -155,7 +156,12 @@ pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
             record_path: false,
         },
     );
-    run.ending.is_error().then_some(run.ending)
+    run.ending
+}
+
+/// Replays nondet values on the interpreter; `Some(ending)` if the run reaches the error.
+pub fn replay_to_error(program: &Program, inputs: &[i128]) -> Option<Ending> {
+    Some(replay(program, inputs)).filter(Ending::is_error)
 }
 
 /// Confirms a path to an error location: solves its bit-precise path formula for nondet values
@@ -171,13 +177,17 @@ pub fn confirm_path(program: &Program, steps: Vec<Step>, solver: &SolverConfig) 
     let Some(inputs) = inputs else {
         return TargetDecision::NotConfirmed("error path infeasible or not solvable".into());
     };
-    match replay_to_error(program, &inputs) {
-        Some(replay) => TargetDecision::Violation(Counterexample {
+    // The reason names what stopped the run (a function without a body whose result the
+    // path uses, say).
+    match replay(program, &inputs) {
+        replay if replay.is_error() => TargetDecision::Violation(Counterexample {
             steps,
             inputs,
             replay,
         }),
-        None => TargetDecision::NotConfirmed("counterexample does not replay on the interpreter".into()),
+        other => TargetDecision::NotConfirmed(format!(
+            "counterexample does not replay on the interpreter ({other})"
+        )),
     }
 }
 
@@ -256,7 +266,9 @@ pub fn run_to_verdict<C: Cpa>(
             let deadline = engine
                 .cpu_deadline()
                 .map(|d| d.earlier_by(writing_reserve(nodes)));
-            let built = condition_from_arg(engine.arg(), program, deadline);
+            let cpa = engine.cpa();
+            let valuation = |state: &C::State, control: &ControlState| cpa.valuation(state, control, program);
+            let built = condition_from_arg(engine.arg(), program, deadline, Some(&valuation));
             (built.automaton, built.cut_short)
         }
     };

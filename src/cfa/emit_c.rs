@@ -3,10 +3,11 @@
 //! Every location becomes a label and every edge a statement followed by a `goto`; `#line`
 //! directives point each statement at the original file and line, so a tool's report on the
 //! emitted file names the original lines. The error function is defined as sv-benchmarks does
-//! (calling `__assert_fail`), nondet values come from `__VERIFIER_nondet_<type>()` (also for
-//! external functions without a body, which Baton models as nondet), and a location where the
-//! program has no way on (a path the condition covered, or an assumption) ends the path with
-//! `__VERIFIER_assume(0)` followed by a return.
+//! (calling `__assert_fail`), nondet values come from `__VERIFIER_nondet_<type>()`, calls of
+//! the C library functions Baton models and of functions without a body stay calls (with
+//! their prototypes, or unprototyped declarations for the latter), string literals are
+//! written as literals, and a location where the program has no way on (a path the condition
+//! covered, or an assumption) ends the path with `__VERIFIER_assume(0)` followed by a return.
 //!
 //! Arrays are emitted flat, in the row-major layout of [`super::memory`]: `int a[3][4]` becomes
 //! `int a[12]` and `a[i][j]` becomes `a[(i) * 4 + (j)]`. A variable-length array becomes a
@@ -20,8 +21,9 @@
 //! variable, with padding members where gcc pads the original struct, so the emitted program
 //! lays them out as the original does: `&r.value` is `((unsigned int)&r__obj.r_value)`.
 
-use super::expr::Expr;
 use super::address::{variable_size, RecordObject};
+use super::expr::{Expr, ExprKind};
+use super::library::OUTPUT_FUNCTIONS;
 use super::memory::Extent;
 use super::{AllocKind, LocId, Operation, Program, Scope, VarId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -90,10 +92,17 @@ impl CNames {
                 v.name.clone()
             }
         };
+        // A string literal is written as the literal.
         let vars = program
             .variables
             .iter()
-            .map(|v| fresh_identifier(&raw(v), &mut used))
+            .map(|v| {
+                if v.read_only {
+                    string_literal(v)
+                } else {
+                    fresh_identifier(&raw(v), &mut used)
+                }
+            })
             .collect();
         let mut objects = Vec::with_capacity(program.record_objects.len());
         let mut member_of = BTreeMap::new();
@@ -197,6 +206,9 @@ pub fn emit_c(program: &Program) -> String {
     for (f, ty) in &nondet_functions {
         let _ = writeln!(out, "extern {ty} {f}(void);");
     }
+    for line in library_declarations(program) {
+        let _ = writeln!(out, "{line}");
+    }
     if program.edges.iter().any(|e| e.op.is_pointer_access()) {
         let size = model.ulong().c_name(model);
         let _ = writeln!(
@@ -258,7 +270,7 @@ pub fn emit_c(program: &Program) -> String {
         format!("struct {{ {fields}}} {}{init};", names.objects[k])
     };
     let mut declared_objects = BTreeSet::new();
-    for (id, _) in program.globals() {
+    for (id, _) in program.globals().filter(|(_, v)| !v.read_only) {
         match names.member_of.get(&id) {
             Some(&k) => {
                 if declared_objects.insert(k) {
@@ -468,6 +480,56 @@ pub fn emit_c(program: &Program) -> String {
                             None => format!("{call}; goto {to};"),
                         }
                     }
+                    Operation::Library {
+                        function,
+                        args,
+                        result,
+                    } => {
+                        let args: Vec<String> = args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| format!("({}){}", function.c_param(i, model), expr(a)))
+                            .collect();
+                        let call = format!("{}({})", function.name(), args.join(", "));
+                        match result {
+                            Some(v) => format!(
+                                "{} = ({}){call}; goto {to};",
+                                name(*v),
+                                program.variable(*v).ty.c_name(model)
+                            ),
+                            None => format!("{call}; goto {to};"),
+                        }
+                    }
+                    Operation::External {
+                        function,
+                        args,
+                        result,
+                    } => {
+                        // An output function's pointer parameters take a string literal as
+                        // it is (its format is read back as a literal), other pointers cast.
+                        let pointers = OUTPUT_FUNCTIONS
+                            .iter()
+                            .find(|(f, ..)| f == function)
+                            .map_or(&[][..], |(_, _, p)| *p);
+                        let args: Vec<String> = args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| match (&a.kind, pointers.get(i)) {
+                                (ExprKind::Address { var, .. }, Some(true))
+                                    if program.variable(*var).read_only =>
+                                {
+                                    name(*var)
+                                }
+                                (_, Some(true)) => format!("(const char *){}", expr(a)),
+                                _ => expr(a),
+                            })
+                            .collect();
+                        let call = format!("{function}({})", args.join(", "));
+                        match result {
+                            Some(v) => format!("{} = {call}; goto {to};", name(*v)),
+                            None => format!("{call}; goto {to};"),
+                        }
+                    }
                     Operation::Return { value } => match (value, f.return_var) {
                         (Some(v), Some(rv)) => format!("{} = {}; goto {to};", name(rv), expr(v)),
                         _ => format!("goto {to};"),
@@ -490,6 +552,68 @@ pub fn emit_c(program: &Program) -> String {
         }
         out.push_str("}\n");
     }
+    out
+}
+
+/// The declarations of the library functions and functions without a body the program
+/// calls: standard prototypes for the library, unprototyped ones (any arguments) returning
+/// the type of a used result for the others.
+fn library_declarations(program: &Program) -> Vec<String> {
+    let model = program.data_model;
+    let mut library = BTreeSet::new();
+    let mut external: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
+    for e in &program.edges {
+        match &e.op {
+            Operation::Library { function, .. } => {
+                library.insert(function.prototype(model));
+            }
+            Operation::External { function, result, .. } => {
+                let ty = result.map(|r| program.variable(r).ty.c_name(model));
+                let known = external.entry(function).or_default();
+                *known = known.or(ty);
+            }
+            _ => {}
+        }
+    }
+    let library = library.into_iter().map(|p| format!("extern {p};"));
+    let external =
+        external.into_iter().map(
+            |(f, ty)| match OUTPUT_FUNCTIONS.iter().find(|(name, ..)| *name == f) {
+                Some((_, prototype, _)) => format!("extern {prototype};"),
+                None => format!("extern {} {f}();", ty.unwrap_or("int")),
+            },
+        );
+    library.chain(external).collect()
+}
+
+/// The C string literal of a string literal's array (its bytes but the final NUL, which
+/// the literal adds), with every byte C's escapes would not keep as it is written in octal.
+fn string_literal(v: &super::Variable) -> String {
+    let len = v
+        .array
+        .as_ref()
+        .and_then(|a| a.fixed_extents())
+        .and_then(|e| e.first().copied())
+        .unwrap_or(1);
+    let mut bytes = vec![0u8; len.saturating_sub(1) as usize];
+    for &(at, value) in v.array.iter().flat_map(|a| &a.initial) {
+        if let Some(b) = bytes.get_mut(at as usize) {
+            *b = value as u8;
+        }
+    }
+    let mut out = String::from("\"");
+    for b in bytes {
+        match b {
+            b'"' | b'\\' | b'?' => {
+                let _ = write!(out, "\\{}", b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
     out
 }
 

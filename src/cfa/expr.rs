@@ -193,6 +193,29 @@ impl Expr {
         }
     }
 
+    /// True if evaluating the expression is never undefined behaviour (see
+    /// [`super::semantics`]): no arithmetic that may overflow a signed type, no division or
+    /// shift, no floating-point operation or conversion — comparisons, bitwise and logical
+    /// operators, unsigned arithmetic and integer conversions of variables and constants.
+    pub fn never_undefined(&self) -> bool {
+        match &self.kind {
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Address { .. } | ExprKind::Function { .. } => {
+                true
+            }
+            _ if self.is_float_operation() => false,
+            ExprKind::Unary(op, e) => (*op != UnaryOp::Neg || !self.ty.signed) && e.never_undefined(),
+            ExprKind::Binary(op, a, b) => {
+                let defined = match op {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => !self.ty.signed,
+                    BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => false,
+                    _ => true,
+                };
+                defined && a.never_undefined() && b.never_undefined()
+            }
+            ExprKind::Cast(e) | ExprKind::Bitcast(e) => e.never_undefined(),
+        }
+    }
+
     /// True if this node (not its operands) computes with IEEE-754 semantics: an operator on
     /// floating-point operands, or a conversion from or to a floating-point type. Copies,
     /// constants and [`ExprKind::Bitcast`] only move bit patterns. Encodings that model

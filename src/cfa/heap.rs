@@ -3,13 +3,11 @@
 //! explicit-value analysis, which differ only in what a cell holds ([`CellValue`]): a value,
 //! or for the analysis a value that may be unknown.
 //!
-//! A block holds typed cells keyed by byte offset: a write of a `T` at offset `o` replaces
-//! every cell overlapping `o..o + sizeof(T)`; a read must meet one whole cell of the same
-//! size (read as `T`: the same bits), or bytes never written, which read as the block's
-//! [`Fill`] (zero for `calloc`, indeterminate for `malloc`). Anything else is either
-//! undefined behaviour (outside the block, uninitialised `malloc` memory, a freed block) or
-//! an access the cell model cannot express (reading part of a cell, several cells as one
-//! value), which is a [`Fault::Unmodelled`] rather than a value C might not give.
+//! A block's contents ([`super::cells`]) are typed values and runs of equal bytes by byte
+//! offset over its [`Fill`] (zero for `calloc`, indeterminate for `malloc`): a read of a `T`
+//! that meets one whole value of `T`'s size reads it as `T` (the same bits), any other read
+//! composes its value from the bytes it covers. Outside the block, in a freed block, or over
+//! bytes never written of `malloc` memory an access is undefined behaviour.
 //!
 //! Allocation is deterministic: the n-th block of a run starts where [`address::place`] puts
 //! it after the (n-1)-th, so an analysis that follows one path allocates at the addresses the
@@ -21,9 +19,11 @@
 //! write, in a persistent vector), so an analysis can keep one heap per state.
 
 use super::address::{self, HEAP_BASE};
+use super::bytes::Piece;
+use super::cells::Contents;
+pub use super::cells::Fill;
 use super::semantics::UndefinedBehavior;
 use super::types::IntType;
-use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::rc::Rc;
@@ -52,11 +52,26 @@ impl From<UndefinedBehavior> for Fault {
 pub trait CellValue: Copy + Eq + Hash + Debug {
     /// The value read (or stored) as `ty`: the same bits.
     fn normalize(self, ty: IntType) -> Self;
+    /// The value, if it is known.
+    fn known(self) -> Option<i128>;
+    /// A known value.
+    fn from_known(value: i128) -> Self;
+    /// An unknown value, if this kind of cell can hold one.
+    fn unknown() -> Option<Self>;
 }
 
 impl CellValue for i128 {
     fn normalize(self, ty: IntType) -> i128 {
         ty.normalize(self)
+    }
+    fn known(self) -> Option<i128> {
+        Some(self)
+    }
+    fn from_known(value: i128) -> i128 {
+        value
+    }
+    fn unknown() -> Option<i128> {
+        None
     }
 }
 
@@ -64,26 +79,15 @@ impl CellValue for Option<i128> {
     fn normalize(self, ty: IntType) -> Option<i128> {
         self.map(|v| ty.normalize(v))
     }
-}
-
-/// What the bytes of a block that were never written hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Fill {
-    /// Indeterminate (`malloc`): reading them is undefined behaviour.
-    Uninitialized,
-    /// Zero (`calloc`).
-    Zero,
-    /// Anything (analysis only: a write through an unknown pointer may have reached them).
-    Unknown,
-}
-
-/// What a read finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Found<V> {
-    /// A cell of the read's size at its offset, read as the read's type.
-    Cell(V),
-    /// Bytes never written.
-    Fill(Fill),
+    fn known(self) -> Option<i128> {
+        self
+    }
+    fn from_known(value: i128) -> Option<i128> {
+        Some(value)
+    }
+    fn unknown() -> Option<Option<i128>> {
+        Some(None)
+    }
 }
 
 /// One heap block.
@@ -93,11 +97,9 @@ struct Block<V> {
     /// `None`: unknown (analysis only).
     size: Option<u64>,
     live: bool,
-    fill: Fill,
     /// For an `alloca` block: the call depth of the function that made it.
     stack_depth: Option<usize>,
-    /// offset -> (type, value normalised to it)
-    cells: BTreeMap<u64, (IntType, V)>,
+    contents: Contents<V>,
 }
 
 /// Every block of a run, in allocation (and address) order.
@@ -142,9 +144,8 @@ impl<V: CellValue> Heap<V> {
             start,
             size,
             live: true,
-            fill,
             stack_depth,
-            cells: BTreeMap::new(),
+            contents: Contents::new(fill),
         }));
         Ok(Some(start))
     }
@@ -180,53 +181,35 @@ impl<V: CellValue> Heap<V> {
     }
 
     /// Reads a `ty` at `address`.
-    pub fn read(&self, address: u64, ty: IntType) -> Result<Found<V>, Fault> {
-        let width = u64::from(ty.size_bytes());
-        let (i, offset) = self.access(address, width)?;
-        let block = &self.blocks[i];
-        let end = offset + width;
-        // The cell starting at or before the access, and any starting inside it.
-        let before = block.cells.range(..=offset).next_back();
-        let inside = block.cells.range(offset + 1..end).next();
-        let partial =
-            || Fault::Unmodelled("read of part of, or more than, a value stored in a heap block".into());
-        match (before, inside) {
-            (Some((&at, &(cell_ty, value))), None)
-                if at == offset && cell_ty.size_bytes() == ty.size_bytes() =>
-            {
-                Ok(Found::Cell(value.normalize(ty)))
-            }
-            (Some((&at, &(cell_ty, _))), _) if at + u64::from(cell_ty.size_bytes()) > offset => {
-                Err(partial())
-            }
-            (_, Some(_)) => Err(partial()),
-            _ => Ok(Found::Fill(block.fill)),
-        }
+    pub fn read(&self, address: u64, ty: IntType) -> Result<V, Fault> {
+        let (i, offset) = self.access(address, u64::from(ty.size_bytes()))?;
+        self.blocks[i].contents.read(offset, ty)
     }
 
     /// Writes `value` (normalised to `ty`) at `address`.
     pub fn write(&mut self, address: u64, ty: IntType, value: V) -> Result<(), Fault> {
-        let width = u64::from(ty.size_bytes());
-        let (i, offset) = self.access(address, width)?;
-        let block = &self.blocks[i];
-        // A cell overwritten in part would leave bytes the cell model cannot name.
-        // Cells are at most 16 bytes wide.
-        let partial = block
-            .cells
-            .range(offset.saturating_sub(16)..offset + width)
-            .any(|(&at, (t, _))| {
-                at + u64::from(t.size_bytes()) > offset && (at, t.size_bytes()) != (offset, ty.size_bytes())
-            });
-        if partial {
-            return Err(Fault::Unmodelled(
-                "write over part of, or more than, a value stored in a heap block".into(),
-            ));
+        let (i, offset) = self.access(address, u64::from(ty.size_bytes()))?;
+        // Writing what is there already copies no block.
+        if !self.blocks[i].contents.holds(offset, ty, value) {
+            self.block_mut(i).contents.write(offset, ty, value);
         }
-        let value = value.normalize(ty);
-        if block.cells.get(&offset) == Some(&(ty, value)) {
-            return Ok(());
+        Ok(())
+    }
+
+    /// The bytes `address..address + len` of a live block, as pieces; the range must lie in
+    /// the block.
+    pub fn pieces(&self, address: u64, len: u64) -> Result<Vec<Piece<V>>, Fault> {
+        let (i, offset) = self.access(address, len)?;
+        Ok(self.blocks[i].contents.pieces(offset, len))
+    }
+
+    /// Writes `pieces` of a range of `len` bytes from `address` on; the range must lie in a
+    /// live block.
+    pub fn write_pieces(&mut self, address: u64, len: u64, pieces: &[Piece<V>]) -> Result<(), Fault> {
+        let (i, offset) = self.access(address, len)?;
+        if len > 0 {
+            self.block_mut(i).contents.write_pieces(offset, pieces);
         }
-        self.block_mut(i).cells.insert(offset, (ty, value));
         Ok(())
     }
 
@@ -253,7 +236,7 @@ impl<V: CellValue> Heap<V> {
     fn end(&mut self, i: usize) {
         let block = self.block_mut(i);
         block.live = false;
-        block.cells.clear();
+        block.contents.reset(Fill::Uninitialized);
     }
 
     /// `free(address)` for a non-null heap address.
@@ -272,26 +255,27 @@ impl<V: CellValue> Heap<V> {
             return Err(Fault::Unmodelled("realloc to size 0".into()));
         }
         let old = Rc::clone(&self.blocks[i]);
-        let grows = match (old.size, size) {
-            (Some(old), Some(new)) => new > old,
-            _ => true,
-        };
-        let fill = match old.fill {
-            // The new bytes are indeterminate, the old untouched ones zero: not one fill.
-            Fill::Zero if grows => return Err(Fault::Unmodelled("realloc growing a calloc block".into())),
-            fill => fill,
+        let fill = old.contents.fill();
+        // Bytes beyond the old size are indeterminate: where the old block's untouched bytes
+        // are not, they are a run of their own.
+        let grown = match (old.size, size) {
+            (Some(old), Some(new)) if new > old => Some((old, new - old)),
+            (Some(_), Some(_)) => None,
+            _ if fill == Fill::Uninitialized => None,
+            _ => return Err(Fault::Unmodelled("realloc of a block of unknown size".into())),
         };
         let start = self.allocate(size, fill, None)?;
         self.end(i);
         if start.is_some() {
-            let fits = |at: u64, t: IntType| size.is_none_or(|size| at + u64::from(t.size_bytes()) <= size);
             let last = self.blocks.len() - 1;
-            self.block_mut(last).cells = old
-                .cells
-                .iter()
-                .filter(|(&at, &(t, _))| fits(at, t))
-                .map(|(&at, &cell)| (at, cell))
-                .collect();
+            let mut contents = match size {
+                Some(size) => old.contents.truncated(size),
+                None => old.contents.clone(),
+            };
+            if let Some((from, len)) = grown {
+                contents.set_bytes(from, len, Fill::Uninitialized);
+            }
+            self.block_mut(last).contents = contents;
         }
         Ok(start)
     }
@@ -313,11 +297,17 @@ impl Heap<Option<i128>> {
     pub fn havoc(&mut self) {
         for i in 0..self.blocks.len() {
             let block = &self.blocks[i];
-            if block.live && (block.fill != Fill::Unknown || !block.cells.is_empty()) {
-                let block = self.block_mut(i);
-                block.cells.clear();
-                block.fill = Fill::Unknown;
+            if block.live && (block.contents.fill() != Fill::Unknown || !block.contents.is_blank()) {
+                self.block_mut(i).contents.reset(Fill::Unknown);
             }
+        }
+    }
+
+    /// A write of unknown extent into the block `address` points into: every byte of it may
+    /// have changed. Nothing happens if `address` is in no live block.
+    pub fn havoc_block(&mut self, address: u64) {
+        if let Some((i, _)) = self.find(address).filter(|&(i, _)| self.blocks[i].live) {
+            self.block_mut(i).contents.reset(Fill::Unknown);
         }
     }
 
@@ -340,13 +330,7 @@ impl Heap<Option<i128>> {
 /// [`Heap::less_or_equal`] for one block.
 fn block_less_or_equal(a: &Block<Option<i128>>, b: &Block<Option<i128>>) -> bool {
     let same_place = (a.start, a.size, a.live, a.stack_depth) == (b.start, b.size, b.live, b.stack_depth);
-    // Cells of `b` are in `a` with the same type and, where `b` knows it, the same value;
-    // cells only `a` has read in `b` as its fill, which must then be anything.
-    let cells_below = b.cells.iter().all(|(at, (t, v))| match a.cells.get(at) {
-        Some((ta, va)) => ta == t && (v.is_none() || va == v),
-        None => false,
-    }) && (b.fill == Fill::Unknown || a.cells.len() == b.cells.len());
-    same_place && (a.fill == b.fill || b.fill == Fill::Unknown) && cells_below
+    same_place && a.contents.less_or_equal(&b.contents)
 }
 
 #[cfg(test)]
@@ -360,24 +344,34 @@ mod tests {
             .allocate(Some(8), Fill::Uninitialized, None)
             .unwrap()
             .unwrap();
-        assert_eq!(heap.read(a, IntType::INT), Ok(Found::Fill(Fill::Uninitialized)));
+        assert_eq!(
+            heap.read(a, IntType::INT),
+            Err(Fault::Undefined(UndefinedBehavior::UninitializedRead))
+        );
         heap.write(a + 4, IntType::INT, -3).unwrap();
-        assert_eq!(heap.read(a + 4, IntType::INT), Ok(Found::Cell(-3)));
-        assert_eq!(heap.read(a + 4, IntType::UINT), Ok(Found::Cell(4294967293)));
-        assert!(matches!(
-            heap.read(a + 4, IntType::SHORT),
-            Err(Fault::Unmodelled(_))
-        ));
-        assert!(matches!(
+        assert_eq!(heap.read(a + 4, IntType::INT), Ok(-3));
+        assert_eq!(heap.read(a + 4, IntType::UINT), Ok(4294967293));
+        // Part of a value: its bytes.
+        assert_eq!(heap.read(a + 4, IntType::SHORT), Ok(-3));
+        // Partly never written.
+        assert_eq!(
             heap.read(a + 2, IntType::INT),
-            Err(Fault::Unmodelled(_))
-        ));
+            Err(Fault::Undefined(UndefinedBehavior::UninitializedRead))
+        );
         assert_eq!(
             heap.read(a + 8, IntType::INT),
             Err(Fault::Undefined(UndefinedBehavior::PointerOutOfBounds))
         );
-        let z = heap.allocate(Some(8), Fill::Zero, None).unwrap().unwrap();
-        assert_eq!(heap.read(z + 4, IntType::INT), Ok(Found::Fill(Fill::Zero)));
+        let z = heap.allocate(Some(8), Fill::ZERO, None).unwrap().unwrap();
+        assert_eq!(heap.read(z + 4, IntType::INT), Ok(0));
+        let pieces = heap.pieces(a + 4, 4).unwrap();
+        heap.write_pieces(z + 2, 4, &pieces).unwrap();
+        assert_eq!(
+            heap.write_pieces(z + 6, 4, &pieces),
+            Err(Fault::Undefined(UndefinedBehavior::PointerOutOfBounds))
+        );
+        assert_eq!(heap.read(z + 2, IntType::INT), Ok(-3));
+        assert_eq!(heap.read(z, IntType::SHORT), Ok(0));
         // Between the blocks: no object.
         assert_eq!(
             heap.read(a + 12, IntType::INT),
@@ -395,7 +389,7 @@ mod tests {
         heap.write(a, IntType::INT, 7).unwrap();
         heap.write(a + 4, IntType::INT, 8).unwrap();
         let b = heap.reallocate(a, Some(4)).unwrap().unwrap();
-        assert_eq!(heap.read(b, IntType::INT), Ok(Found::Cell(7)));
+        assert_eq!(heap.read(b, IntType::INT), Ok(7));
         assert_eq!(
             heap.read(a, IntType::INT),
             Err(Fault::Undefined(UndefinedBehavior::DanglingPointer))
@@ -406,6 +400,14 @@ mod tests {
             Err(Fault::Undefined(UndefinedBehavior::InvalidFree))
         );
         heap.free(b).unwrap();
+        // A calloc block grown: the new bytes are indeterminate, the old ones still zero.
+        let c = heap.allocate(Some(4), Fill::ZERO, None).unwrap().unwrap();
+        let c = heap.reallocate(c, Some(8)).unwrap().unwrap();
+        assert_eq!(heap.read(c, IntType::INT), Ok(0));
+        assert_eq!(
+            heap.read(c + 4, IntType::INT),
+            Err(Fault::Undefined(UndefinedBehavior::UninitializedRead))
+        );
         let s = heap
             .allocate(Some(4), Fill::Uninitialized, Some(2))
             .unwrap()
@@ -435,9 +437,9 @@ mod tests {
         heap.write(a + 4, IntType::INT, None).unwrap();
         assert_eq!(
             before.read(a + 4, IntType::INT),
-            Ok(Found::Fill(Fill::Uninitialized))
+            Err(Fault::Undefined(UndefinedBehavior::UninitializedRead))
         );
-        assert_eq!(heap.read(a + 4, IntType::INT), Ok(Found::Cell(None)));
+        assert_eq!(heap.read(a + 4, IntType::INT), Ok(None));
         // Knowing a value is below not knowing it; a different block layout is incomparable.
         assert!(before.less_or_equal(&before.clone()));
         assert!(!before.less_or_equal(&heap) && !heap.less_or_equal(&before));
@@ -446,10 +448,10 @@ mod tests {
         assert!(more.less_or_equal(&heap) && !heap.less_or_equal(&more));
         let mut havocked = more.clone();
         havocked.havoc();
-        assert_eq!(havocked.read(a, IntType::INT), Ok(Found::Fill(Fill::Unknown)));
+        assert_eq!(havocked.read(a, IntType::INT), Ok(None));
         assert!(more.less_or_equal(&havocked) && !havocked.less_or_equal(&more));
         let mut bigger = more.clone();
-        bigger.allocate(Some(4), Fill::Zero, None).unwrap();
+        bigger.allocate(Some(4), Fill::ZERO, None).unwrap();
         assert!(!bigger.less_or_equal(&more) && !more.less_or_equal(&bigger));
     }
 
@@ -459,8 +461,8 @@ mod tests {
         let a = heap.allocate(None, Fill::Uninitialized, None).unwrap().unwrap();
         // Any offset is inside it (whether it is in bounds is unknown).
         heap.write(a + 1000, IntType::INT, Some(3)).unwrap();
-        assert_eq!(heap.read(a + 1000, IntType::INT), Ok(Found::Cell(Some(3))));
-        assert_eq!(heap.allocate(Some(4), Fill::Zero, None), Ok(None));
+        assert_eq!(heap.read(a + 1000, IntType::INT), Ok(Some(3)));
+        assert_eq!(heap.allocate(Some(4), Fill::ZERO, None), Ok(None));
         heap.free(a).unwrap();
         assert_eq!(
             heap.read(a, IntType::INT),

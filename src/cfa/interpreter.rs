@@ -45,12 +45,14 @@
 
 use super::address::{self, StaticObjects, HEAP_BASE};
 use super::expr::Expr;
-use super::heap::{Fault, Fill, Found, Heap};
+use super::heap::{Fault, Fill, Heap};
 use super::memory::{self, element_count, flat_index, Extent};
 use super::semantics::{self, UndefinedBehavior};
 use super::types::IntType;
 use super::{EdgeId, FuncId, LocId, LocationKind, Operation, Program, VarId};
 use std::fmt;
+
+mod library;
 
 /// The most elements one array may have in a run (each takes 16 bytes here).
 pub const MAX_ARRAY_ELEMENTS: u64 = 1 << 22;
@@ -296,6 +298,17 @@ struct Run<'a> {
     depth: usize,
 }
 
+/// The object a range of memory lies in.
+enum Region {
+    /// An address-taken variable: the range starts `offset` bytes into its `size` bytes.
+    Var {
+        var: VarId,
+        offset: u64,
+        size: u64,
+    },
+    Heap,
+}
+
 /// Where an access through a pointer lands.
 enum Target {
     /// A scalar variable, or the element at this flat position of an array variable.
@@ -366,40 +379,46 @@ impl Run<'_> {
         })
     }
 
-    /// The object an access of `ty` through `address` reaches.
-    fn target(&self, address: &Expr, ty: IntType, line: u32) -> Result<Target, Ending> {
-        let ub = |what| Ending::UndefinedBehavior { what, line };
-        let a = self.pointer(address, line)?;
+    /// The object `len` bytes at address `a` lie in (the checks of every access through a
+    /// pointer: not null, not a function, inside one live object; a heap block checks its own
+    /// bounds).
+    fn region(&self, a: u64, len: u64) -> Result<Region, Fault> {
         if a == 0 {
-            return Err(ub(UndefinedBehavior::NullDereference));
+            return Err(UndefinedBehavior::NullDereference.into());
         }
         if self.statics.is_function(a) {
-            return Err(ub(UndefinedBehavior::FunctionAccess));
+            return Err(UndefinedBehavior::FunctionAccess.into());
         }
         if a >= HEAP_BASE {
-            return Ok(Target::Heap(a));
+            return Ok(Region::Heap);
         }
-        let (var, offset, size) = self
-            .statics
-            .find(a)
-            .ok_or(ub(UndefinedBehavior::InvalidPointer))?;
-        let v = self.program.variable(var);
-        if let super::Scope::Local(f) = v.scope {
+        let (var, offset, size) = self.statics.find(a).ok_or(UndefinedBehavior::InvalidPointer)?;
+        if let super::Scope::Local(f) = self.program.variable(var).scope {
             match self.active[f.index()] {
-                0 => return Err(ub(UndefinedBehavior::DanglingPointer)),
+                0 => return Err(UndefinedBehavior::DanglingPointer.into()),
                 1 => {}
                 _ => {
-                    return Err(Ending::Unmodelled {
-                        what: "pointer to a local of a function with several active calls".into(),
-                        line,
-                    })
+                    return Err(Fault::Unmodelled(
+                        "pointer to a local of a function with several active calls".into(),
+                    ))
                 }
             }
         }
-        let width = u64::from(ty.size_bytes());
-        if offset.checked_add(width).is_none_or(|end| end > size) {
-            return Err(ub(UndefinedBehavior::PointerOutOfBounds));
+        if offset.checked_add(len).is_none_or(|end| end > size) {
+            return Err(UndefinedBehavior::PointerOutOfBounds.into());
         }
+        Ok(Region::Var { var, offset, size })
+    }
+
+    /// The object an access of `ty` through `address` reaches.
+    fn target(&self, address: &Expr, ty: IntType, line: u32) -> Result<Target, Ending> {
+        let a = self.pointer(address, line)?;
+        let width = u64::from(ty.size_bytes());
+        let (var, offset, size) = match self.region(a, width).map_err(|f| fault(f, line))? {
+            Region::Heap => return Ok(Target::Heap(a)),
+            Region::Var { var, offset, size } => (var, offset, size),
+        };
+        let v = self.program.variable(var);
         let Some(at) = address::element_at(offset, ty, v.ty, size) else {
             return Err(Ending::Unmodelled {
                 what: format!(
@@ -424,19 +443,7 @@ impl Run<'_> {
                     what: UndefinedBehavior::DanglingPointer,
                     line,
                 }),
-            Target::Heap(a) => match self.heap.read(a, ty).map_err(|f| fault(f, line))? {
-                Found::Cell(v) => Ok(v),
-                Found::Fill(Fill::Zero) => Ok(0),
-                Found::Fill(Fill::Uninitialized) => Err(Ending::UndefinedBehavior {
-                    what: UndefinedBehavior::UninitializedRead,
-                    line,
-                }),
-                // Only an analysis's heap has unknown contents.
-                Found::Fill(Fill::Unknown) => Err(Ending::Unmodelled {
-                    what: "heap contents unknown".into(),
-                    line,
-                }),
-            },
+            Target::Heap(a) => self.heap.read(a, ty).map_err(|f| fault(f, line)),
         }
     }
 
@@ -448,7 +455,16 @@ impl Run<'_> {
         value: i128,
         line: u32,
     ) -> Result<Option<(VarId, i128)>, Ending> {
-        match self.target(address, ty, line)? {
+        let target = self.target(address, ty, line)?;
+        if let Target::Var(var, _) = target {
+            if self.program.variable(var).read_only {
+                return Err(Ending::UndefinedBehavior {
+                    what: UndefinedBehavior::StringLiteralWrite,
+                    line,
+                });
+            }
+        }
+        match target {
             Target::Var(var, None) => {
                 // Same size: the variable's type reads the same bytes.
                 let stored = self.program.variable(var).ty.normalize(ty.normalize(value));
@@ -484,12 +500,12 @@ impl Run<'_> {
         let size = u64::try_from(size).map_err(|_| Ending::MemoryLimit { line })?;
         let made = match kind {
             AllocKind::Malloc => self.heap.allocate(Some(size), Fill::Uninitialized, None),
-            AllocKind::Calloc => self.heap.allocate(Some(size), Fill::Zero, None),
+            AllocKind::Calloc => self.heap.allocate(Some(size), Fill::ZERO, None),
             AllocKind::Alloca => self
                 .heap
                 .allocate(Some(size), Fill::Uninitialized, Some(self.depth)),
             // Read before written, it is 0, as an uninitialised local variable is.
-            AllocKind::Automatic => self.heap.allocate(Some(size), Fill::Zero, Some(self.depth)),
+            AllocKind::Automatic => self.heap.allocate(Some(size), Fill::ZERO, Some(self.depth)),
             AllocKind::Realloc { from } => match self.pointer(from, line)? {
                 0 => self.heap.allocate(Some(size), Fill::Uninitialized, None),
                 a => self.heap.reallocate(a, Some(size)),
@@ -772,6 +788,36 @@ impl Run<'_> {
                         writes.push((*lhs, self.store(*lhs, value)));
                     }
                 }
+                Operation::Library {
+                    function,
+                    args,
+                    result,
+                } => match self
+                    .evaluate(args, line)
+                    .and_then(|values| self.call_library(*function, &values, line))
+                {
+                    Ok(value) => {
+                        if let Some(r) = result {
+                            writes.push((*r, self.store(*r, value)));
+                        }
+                    }
+                    Err(ending) => return ending,
+                },
+                Operation::External {
+                    function,
+                    args,
+                    result,
+                } => {
+                    if let Err(ending) = self.evaluate(args, line) {
+                        return ending;
+                    }
+                    if result.is_some() {
+                        return Ending::Unmodelled {
+                            what: format!("the result of `{function}`, a function without a body"),
+                            line,
+                        };
+                    }
+                }
                 Operation::Call { callee, args, result } => {
                     let mut values = Vec::with_capacity(args.len());
                     for a in args {
@@ -964,6 +1010,9 @@ fn validate(p: &Program) -> Result<(), String> {
                 array_ok(*array, index.len()) && index.iter().all(expr_ok) && expr_ok(rhs)
             }
             Operation::Nondet { lhs, .. } => lhs.is_none_or(var_ok),
+            Operation::Library { args, result, .. } | Operation::External { args, result, .. } => {
+                args.iter().all(expr_ok) && result.is_none_or(var_ok)
+            }
             Operation::Assume { cond, .. } => expr_ok(cond),
             Operation::Return { value } => value.as_ref().is_none_or(expr_ok),
             Operation::Exit { code } => expr_ok(code),
@@ -1030,6 +1079,7 @@ mod tests {
                 scope,
                 initial,
                 temporary: false,
+                read_only: false,
                 address: None,
                 array: None,
             });
@@ -1391,7 +1441,9 @@ mod tests {
                 | UndefinedBehavior::InvalidFree
                 | UndefinedBehavior::UninitializedRead
                 | UndefinedBehavior::InvalidFunctionCall
-                | UndefinedBehavior::FunctionAccess => {
+                | UndefinedBehavior::FunctionAccess
+                | UndefinedBehavior::StringLiteralWrite
+                | UndefinedBehavior::OverlappingCopy => {
                     unreachable!("not an integer operator's undefined behaviour")
                 }
             };

@@ -13,17 +13,21 @@
 //! edges, so expressions stay scalar.
 
 pub mod address;
+pub mod bytes;
+pub mod cells;
 pub mod dot;
 pub mod emit_c;
 pub mod expr;
 pub mod float;
 pub mod heap;
 pub mod interpreter;
+pub mod library;
 pub mod memory;
 pub mod semantics;
 pub mod types;
 
 use expr::Expr;
+use library::LibFunction;
 use memory::ArrayShape;
 use semantics::SignedOverflow;
 use serde::{Deserialize, Serialize};
@@ -90,6 +94,10 @@ pub struct Variable {
     pub address: Option<u64>,
     /// True for variables the frontend introduced (temporaries for calls, `&&`, `?:`, …).
     pub temporary: bool,
+    /// True for the array of a string literal: writing it is undefined behaviour, and the C
+    /// emitter writes the literal (C11 6.4.5).
+    #[serde(default)]
+    pub read_only: bool,
 }
 
 /// A position in a source file.
@@ -157,12 +165,29 @@ pub enum Operation {
     Free { address: Expr },
     /// `lhs = rhs` (the rhs already converted to the variable's type).
     Assign { lhs: VarId, rhs: Expr },
-    /// `lhs = __VERIFIER_nondet_<ty>()` or the result of an external function without body;
-    /// `function` is the called name, kept for C emission and witnesses.
+    /// `lhs = __VERIFIER_nondet_<ty>()`: an input; `function` is the called name, kept for
+    /// C emission and witnesses.
     Nondet {
         lhs: Option<VarId>,
         ty: IntType,
         function: String,
+    },
+    /// A call of a C library function Baton models ([`library`]); `args` are converted to
+    /// its parameter types, `result` (if used) has its return type.
+    Library {
+        function: LibFunction,
+        args: Vec<Expr>,
+        result: Option<VarId>,
+    },
+    /// A call of a function without a body that writes no memory Baton models (the frontend
+    /// rejects the others): an output function, or one whose arguments are all values. Its
+    /// result, if used, is a value Baton does not know and cannot choose — not an input: a
+    /// run that stores one ends as unmodelled. `args` are the scalar arguments, kept for C
+    /// emission.
+    External {
+        function: String,
+        args: Vec<Expr>,
+        result: Option<VarId>,
     },
     /// Passable only when `(cond != 0) == branch`.
     Assume { cond: Expr, branch: bool },
@@ -241,7 +266,9 @@ impl Operation {
                 }
                 f(size);
             }
-            Operation::Call { args, .. } => args.iter().for_each(f),
+            Operation::Call { args, .. }
+            | Operation::Library { args, .. }
+            | Operation::External { args, .. } => args.iter().for_each(f),
             Operation::LoadPtr { address: e, .. }
             | Operation::Free { address: e }
             | Operation::Declare { init: Some(e), .. }
@@ -276,7 +303,8 @@ impl Operation {
             | Operation::LoadPtr { .. }
             | Operation::StorePtr { .. }
             | Operation::Alloc { .. }
-            | Operation::Free { .. } => true,
+            | Operation::Free { .. }
+            | Operation::Library { .. } => true,
             Operation::Declare { var, .. } => program.variable(*var).array.is_some(),
             _ => false,
         }
@@ -291,6 +319,7 @@ impl Operation {
                 | Operation::StorePtr { .. }
                 | Operation::Alloc { .. }
                 | Operation::Free { .. }
+                | Operation::Library { .. }
         )
     }
 
@@ -359,6 +388,24 @@ impl Operation {
                 args: all(args),
                 result: result.map(f),
             },
+            Operation::Library {
+                function,
+                args,
+                result,
+            } => Operation::Library {
+                function: *function,
+                args: all(args),
+                result: result.map(f),
+            },
+            Operation::External {
+                function,
+                args,
+                result,
+            } => Operation::External {
+                function: function.clone(),
+                args: all(args),
+                result: result.map(f),
+            },
             Operation::Return { value } => Operation::Return {
                 value: value.as_ref().map(e),
             },
@@ -379,7 +426,9 @@ impl Operation {
             Operation::LoadPtr { lhs, .. } | Operation::Alloc { lhs, .. } => Some(*lhs),
             Operation::Assign { lhs, .. } => Some(*lhs),
             Operation::Nondet { lhs, .. } => *lhs,
-            Operation::Call { result, .. } => *result,
+            Operation::Call { result, .. }
+            | Operation::Library { result, .. }
+            | Operation::External { result, .. } => *result,
             _ => None,
         }
     }
@@ -634,6 +683,14 @@ impl Program {
         };
         let subscripts =
             |index: &[Expr]| -> String { index.iter().map(|i| format!("[{}]", expr(i))).collect() };
+        let call_text = |callee: &str, args: &[Expr], result: &Option<VarId>| {
+            let args: Vec<String> = args.iter().map(expr).collect();
+            let call = format!("{callee}({})", args.join(", "));
+            match result {
+                Some(v) => format!("{} = {call};", name(*v)),
+                None => format!("{call};"),
+            }
+        };
         match op {
             Operation::Skip => "skip".into(),
             Operation::Declare { var, init } => {
@@ -677,14 +734,17 @@ impl Program {
             Operation::Assume { cond, branch } => {
                 format!("[{}{}]", if *branch { "" } else { "!" }, expr(cond))
             }
-            Operation::Call { callee, args, result } => {
-                let args: Vec<String> = args.iter().map(expr).collect();
-                let call = format!("{}({})", self.function(*callee).name, args.join(", "));
-                match result {
-                    Some(v) => format!("{} = {call};", name(*v)),
-                    None => format!("{call};"),
-                }
-            }
+            Operation::Call { callee, args, result } => call_text(&self.function(*callee).name, args, result),
+            Operation::Library {
+                function,
+                args,
+                result,
+            } => call_text(function.name(), args, result),
+            Operation::External {
+                function,
+                args,
+                result,
+            } => call_text(function, args, result),
             Operation::Return { value: Some(e) } => format!("return {};", expr(e)),
             Operation::Return { value: None } => "return;".into(),
             Operation::Error { function } | Operation::Abort { function } => {

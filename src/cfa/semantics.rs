@@ -82,6 +82,12 @@ pub enum UndefinedBehavior {
     /// A read or write through the address of a function (a function has no storage).
     #[error("access through a pointer to a function")]
     FunctionAccess,
+    /// A write into a string literal (C11 6.4.5p7).
+    #[error("write into a string literal")]
+    StringLiteralWrite,
+    /// `memcpy`, `strcpy`, `strncpy` or `strcat` between overlapping objects (C11 7.24.2).
+    #[error("copy between overlapping objects")]
+    OverlappingCopy,
 }
 
 /// What signed arithmetic overflow means: undefined behaviour as in C (paths through it are

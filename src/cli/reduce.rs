@@ -44,7 +44,7 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
     let (_, program) = load_input(&args.input)?;
     let condition = condition::load(&args.condition, &program).map_err(Failure::input)?;
     let started = std::time::Instant::now();
-    let (text, residual_program, coverage) = match args.reducer.as_str() {
+    let (text, residual_program, coverage, guarded) = match args.reducer.as_str() {
         "product" => {
             let capped = match args.max_ratio {
                 Some(ratio) => {
@@ -64,13 +64,14 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
                 emit_c(&capped.residual.program),
                 Some(capped.residual.program),
                 Some(coverage),
+                capped.residual.guarded_edges,
             )
         }
         "identity" => {
             condition.validate(&program).map_err(Failure::input)?;
             let text = std::fs::read_to_string(&program.files[0])
                 .map_err(|e| Failure::other(format!("{}: cannot read: {e}", program.files[0])))?;
-            (text, None, None)
+            (text, None, None, 0)
         }
         other => {
             return Err(Failure::input(format!(
@@ -113,6 +114,7 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
                 cuts_kept: kept.cuts,
                 cuts_exact: exact.cuts,
                 cuts_kept_fraction: kept.cuts_fraction(exact),
+                guarded_edges: guarded,
             }),
             reduce_time_s: elapsed.as_secs_f64(),
         };
@@ -127,7 +129,7 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
         let coverage = coverage.unwrap_or_default();
         let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         eprintln!(
-            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations; kept {} of {} cuts ({:.1}%), {} of {} precise locations",
+            "residual: {} locations ({:.2}x), {} edges ({:.2}x), {} lines ({:.2}x); original: {} locations, {} edges, {} lines; reduce time {:.3} s; condition tracked at {} locations; kept {} of {} cuts ({:.1}%), {} of {} precise locations; {} edges guarded by state cuts",
             residual.locations,
             ratio(residual.locations, original.locations),
             residual.edges,
@@ -144,6 +146,7 @@ pub(crate) fn reduce(args: ReduceArgs) -> Result<(), Failure> {
             100.0 * coverage.0.cuts_fraction(&coverage.1),
             coverage.0.precise,
             coverage.1.precise,
+            guarded,
         );
     }
     Ok(())

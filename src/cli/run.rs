@@ -31,19 +31,25 @@ pub(crate) struct RunArgs {
     /// its time limit).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub(crate) cpu_time: Option<std::time::Duration>,
+    /// Wall-time limit of the whole flow (e.g. 600s), capping its budget like `--cpu-time`: on
+    /// a loaded machine a flow's CPU time can be a fraction of its wall time, and a runner that
+    /// kills at a wall-time limit would lose the verdict (`bench` passes its wall-time limit,
+    /// less a margin).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub(crate) wall_time: Option<std::time::Duration>,
 }
 
 pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     use baton::pipeline::runner;
     let registry = baton::adapters::registry::Registry::load(&a.adapters.dirs).map_err(Failure::input)?;
     let mut flow = runner::load_flow(&a.flow, &registry).map_err(Failure::input)?;
-    // Limits set from outside cap the flow's budget: `--cpu-time`, and the memory this process
+    // Limits set from outside cap the flow's budget: `--cpu-time`, `--wall-time`, and the memory this process
     // has (a cgroup limit, say `bench --memlimit`), so that a stage needing more ends alone, out
     // of memory, and the flow goes on instead of being killed whole. A tenth of the memory
     // stays for the runner itself.
     flow.budget = flow.budget.capped_by(baton::pipeline::flow::Budget {
         cpu_time: a.cpu_time,
-        wall_time: None,
+        wall_time: a.wall_time,
         memory: baton::cpa::budget::available_memory().map(|m| m / 10 * 9),
     });
     let options = runner::RunOptions {

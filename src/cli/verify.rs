@@ -160,9 +160,10 @@ pub(crate) fn verify(args: VerifyArgs) -> Result<(), Failure> {
         outcome.stats.guide_accepted
     );
     outln!(
-        "condition: {} states, {} transitions, covered share of CFA edges {:.1} %{}",
+        "condition: {} states, {} transitions, {} state cuts, covered share of CFA edges {:.1} %{}",
         summary.states,
         summary.transitions,
+        summary.state_cuts,
         100.0 * summary.covered_share(),
         if outcome.condition_cut_short {
             " (cut short by the CPU-time deadline)"

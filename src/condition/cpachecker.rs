@@ -56,11 +56,15 @@
 //! `// programhash: <sha256>` and `// producer: Baton` at the top, `// baton: accepting` after
 //! the `STATE … :` header of accepting states, `// baton: transition K edge N` after each
 //! `MATCH` line (K = index of the transition, N = CFA edge id), and
-//! `// baton: transition K empty <true|false> <target>` for transitions without edges. Baton
+//! `// baton: transition K empty <true|false> <target>` for transitions without edges; both end
+//! in the cut's word (` infeasible`, ` state-cut`, see [`Cut`]) where it is not explored; and
+//! `// baton: state-cut <text>` at the top for each state cut ([`state_cut`], as its text). Baton
 //! writes no `USEFIRST` and no default lines. A file without `// programhash:` is read for the
 //! program the caller passes, without a check: the caller is responsible for that choice.
 
-use super::{Assumption, ConditionAutomaton, ConditionError, ConditionState, StateId, Transition};
+use super::{
+    state_cut, Assumption, ConditionAutomaton, ConditionError, ConditionState, Cut, StateId, Transition,
+};
 use crate::cfa::{EdgeId, Program};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
@@ -96,6 +100,9 @@ pub fn write_cpachecker_to(
     out.write_all(b"// producer: Baton\n")?;
     out.write_all(b"// A Baton condition automaton in CPAchecker's AssumptionAutomaton syntax.\n")?;
     out.write_all(b"// States marked `baton: accepting` are verified; `ASSUME {false}` = not verified.\n")?;
+    for cut in &automaton.state_cuts {
+        writeln!(out, "// baton: state-cut {}", cut.render(program))?;
+    }
     out.write_all(b"OBSERVER AUTOMATON AssumptionAutomaton\n\n")?;
     writeln!(
         out,
@@ -117,13 +124,14 @@ pub fn write_cpachecker_to(
                 Assumption::False => "ASSUME {false} ",
             };
             let target = name(t.to);
+            let cut = t.cut.word().map(|w| format!(" {w}")).unwrap_or_default();
             if t.edges.is_empty() {
                 let a = if t.assumption == Assumption::True {
                     "true"
                 } else {
                     "false"
                 };
-                writeln!(out, "    // baton: transition {k} empty {a} {target}")?;
+                writeln!(out, "    // baton: transition {k} empty {a} {target}{cut}")?;
             }
             for &e in &t.edges {
                 let text = match program.edges.get(e.index()) {
@@ -132,7 +140,7 @@ pub fn write_cpachecker_to(
                 };
                 writeln!(
                     out,
-                    "    MATCH \"{}\" -> {assume}GOTO {target}; // baton: transition {k} edge {}",
+                    "    MATCH \"{}\" -> {assume}GOTO {target}; // baton: transition {k} edge {}{cut}",
                     escape(&text),
                     e.0
                 )?;
@@ -285,6 +293,8 @@ struct RawTransition {
     line: usize,
     /// From `// baton: transition K edge N` (N = None for `empty`).
     baton: Option<(usize, Option<u32>)>,
+    /// The word at the end of that comment ([`Cut::word`]).
+    cut: Cut,
 }
 
 #[derive(Debug)]
@@ -310,13 +320,16 @@ pub fn read_cpachecker(
     let toks = tokenize(text).map_err(|(l, m)| err(l, m))?;
     let mut hash = None;
     let mut baton = false;
-    for (t, _) in &toks {
+    let mut cut_texts = Vec::new();
+    for (t, line) in &toks {
         if let Tok::Comment(c) = t {
             let c = c.trim();
             if let Some(h) = c.strip_prefix("programhash:") {
                 hash = Some(h.trim().to_string());
             } else if c == "producer: Baton" {
                 baton = true;
+            } else if let Some(cut) = c.strip_prefix("baton: state-cut ") {
+                cut_texts.push((cut, *line));
             }
         }
     }
@@ -330,6 +343,10 @@ pub fn read_cpachecker(
             });
         }
     }
+    let state_cuts = cut_texts
+        .iter()
+        .map(|&(text, line)| state_cut::parse(text, program).map_err(|m| err(line, m)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut p = Parser {
         toks: &toks,
         pos: 0,
@@ -380,6 +397,7 @@ pub fn read_cpachecker(
         states,
         initial,
         transitions,
+        state_cuts,
     };
     automaton.validate(program)?;
     Ok(automaton)
@@ -418,14 +436,16 @@ fn baton_transitions(
                         edges: BTreeSet::new(),
                         assumption: t.assumption,
                         to,
+                        cut: t.cut,
                     },
                     t.line,
                 )
             });
-            if entry.0.from != from || entry.0.to != to || entry.0.assumption != t.assumption {
+            let t0 = &entry.0;
+            if t0.from != from || t0.to != to || t0.assumption != t.assumption || t0.cut != t.cut {
                 return Err(err(
                     t.line,
-                    format!("lines of transition {k} disagree on source, target or assumption"),
+                    format!("lines of transition {k} disagree on source, target, assumption or cut"),
                 ));
             }
             match (edge, &t.text) {
@@ -598,11 +618,14 @@ fn foreign_transitions(
             if edges.is_empty() {
                 continue;
             }
+            // Another tool's `TRUE -> GOTO __TRUE` covers the edges to safe children too: no
+            // transition of a foreign file is known to be only infeasible.
             transitions.push(Transition {
                 from,
                 edges,
                 assumption: t.assumption,
                 to,
+                cut: Cut::Explored,
             });
         }
     }
@@ -747,7 +770,8 @@ impl Parser<'_> {
                 let l = *l;
                 if let Some(rest) = c.trim().strip_prefix("baton: transition") {
                     let parts: Vec<&str> = rest.split_whitespace().collect();
-                    if let [k, "empty", a, target] = parts.as_slice() {
+                    let (parts, cut) = split_cut(&parts);
+                    if let [k, "empty", a, target] = parts {
                         let k: usize = k
                             .parse()
                             .map_err(|_| self.err(l, "malformed `baton:` comment".into()))?;
@@ -762,6 +786,7 @@ impl Parser<'_> {
                             target: target.to_string(),
                             line: l,
                             baton: Some((k, None)),
+                            cut,
                         });
                     }
                 }
@@ -825,18 +850,19 @@ impl Parser<'_> {
         self.next()?;
         let (target, _) = self.word()?;
         let semi = self.expect(Tok::Semi)?;
-        let baton = match self.baton_comment(semi) {
+        let (baton, cut) = match self.baton_comment(semi) {
             Some(c) => {
                 let parts: Vec<&str> = c.split_whitespace().collect();
-                match parts.as_slice() {
+                let (parts, cut) = split_cut(&parts);
+                match parts {
                     ["transition", k, "edge", n] => match (k.parse(), n.parse()) {
-                        (Ok(k), Ok(n)) => Some((k, Some(n))),
+                        (Ok(k), Ok(n)) => (Some((k, Some(n))), cut),
                         _ => return Err(self.err(semi, "malformed `baton:` comment".into())),
                     },
                     _ => return Err(self.err(semi, "malformed `baton:` comment".into())),
                 }
             }
-            None => None,
+            None => (None, Cut::Explored),
         };
         Ok(RawTransition {
             text,
@@ -844,7 +870,19 @@ impl Parser<'_> {
             target,
             line,
             baton,
+            cut,
         })
+    }
+}
+
+/// The words of a `baton:` comment without its trailing cut word, and that cut.
+fn split_cut<'a, 'b>(parts: &'b [&'a str]) -> (&'b [&'a str], Cut) {
+    match parts {
+        [rest @ .., last] => match Cut::from_word(last) {
+            Some(cut) => (rest, cut),
+            None => (parts, Cut::Explored),
+        },
+        [] => (parts, Cut::Explored),
     }
 }
 

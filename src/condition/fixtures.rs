@@ -168,6 +168,7 @@ pub fn program() -> Program {
         scope,
         initial: 0,
         temporary: false,
+        read_only: false,
         address: None,
         array: None,
     };

@@ -18,12 +18,14 @@
 //! transitions covers nothing, so the cut-short condition covers a subset of the paths of the
 //! full one — less verified work is handed on, but nothing unverified.
 
-use super::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use super::state_cut::{integers_only, single_context_functions, StateCut, Valuation};
+use super::{Assumption, ConditionAutomaton, ConditionState, Cut, StateId, Transition};
 use crate::cfa::{EdgeId, Program};
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::CpuDeadline;
+use crate::cpa::control::ControlState;
 use crate::cpa::Step;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A condition built from an ARG.
 #[derive(Debug, Clone)]
@@ -36,9 +38,22 @@ pub struct ArgCondition {
 /// Automaton states built between two looks at the clock.
 const STATES_PER_CLOCK_CHECK: usize = 1024;
 
+/// An analysis' reading of its state at a control state as a valuation
+/// ([`crate::cpa::Cpa::valuation`]).
+pub type Valuations<'a, S> = &'a dyn Fn(&S, &ControlState) -> Option<Valuation>;
+
+/// Most states one state cut lists; further cuts at its edge stay cuts of the path.
+const MAX_STATES_PER_CUT: usize = 256;
+
 /// Builds the condition of an analysis run from its ARG, stopping to add transitions when
-/// `deadline` passes (see the module doc).
-pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<CpuDeadline>) -> ArgCondition {
+/// `deadline` passes (see the module doc). With `valuations`, a cut whose node's state is a
+/// valuation is also made a state cut (see [`StateCuts`]).
+pub fn condition_from_arg<S>(
+    arg: &Arg<S>,
+    program: &Program,
+    deadline: Option<CpuDeadline>,
+    valuations: Option<Valuations<'_, S>>,
+) -> ArgCondition {
     let unsafe_nodes = unsafe_nodes(arg);
     let root = arg.root();
     if !unsafe_nodes[root.index()] {
@@ -49,6 +64,7 @@ pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<C
     }
 
     let mut builder = Builder::new(&program.hash, arg.nodes.len());
+    let mut state_cuts = StateCuts::new(arg, program, valuations);
     // Automaton states for unsafe, non-aliased nodes, discovered from the root. A node is
     // queued once: when its automaton state is created.
     let start = representative(arg, root);
@@ -56,7 +72,8 @@ pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<C
     let mut queue = VecDeque::from([start]);
     let mut built = 0;
     let mut cut_short = false;
-    let mut out: Vec<(StateId, EdgeId)> = Vec::new();
+    // (target, cut, edge) per step of the node.
+    let mut out: Vec<(StateId, Cut, EdgeId)> = Vec::new();
     while let Some(n) = queue.pop_front() {
         built += 1;
         if built % STATES_PER_CLOCK_CHECK == 0 && deadline.is_some_and(CpuDeadline::passed) {
@@ -70,39 +87,109 @@ pub fn condition_from_arg<S>(arg: &Arg<S>, program: &Program, deadline: Option<C
             if arg.node(child).status == NodeStatus::Removed {
                 continue;
             }
-            let to = if !unsafe_nodes[child.index()] {
-                builder.accepting
-            } else {
-                let target = representative(arg, child);
-                if is_leaf(arg, target) {
-                    builder.rejecting
+            if !unsafe_nodes[child.index()] {
+                let cut = if state_cuts.add(arg.node(n), edge) {
+                    Cut::InStateCut
                 } else {
-                    let (state, created) = builder.state_for(target);
-                    if created {
-                        queue.push_back(target);
-                    }
-                    state
+                    Cut::Explored
+                };
+                out.push((builder.accepting, cut, edge));
+                continue;
+            }
+            let target = representative(arg, child);
+            let to = if is_leaf(arg, target) {
+                builder.rejecting
+            } else {
+                let (state, created) = builder.state_for(target);
+                if created {
+                    queue.push_back(target);
                 }
+                state
             };
-            out.push((to, edge));
+            out.push((to, Cut::Explored, edge));
         }
         // A step of a fully expanded node without a child is infeasible: no execution takes
-        // it, so every path through it is verified.
+        // it, so every path through it is verified (a cut that removes no execution).
         let node = arg.node(n);
         if node.status == NodeStatus::Expanded && node.fully_expanded {
             for step in node.control.steps(program) {
                 if let Step::Edge(edge) = step {
                     if !node.children.iter().any(|&(s, _)| s == step) {
-                        out.push((builder.accepting, edge));
+                        out.push((builder.accepting, Cut::Infeasible, edge));
                     }
                 }
             }
         }
         builder.add_transitions(from, &mut out);
     }
-    ArgCondition {
-        automaton: builder.finish(initial),
-        cut_short,
+    let mut automaton = builder.finish(initial);
+    automaton.state_cuts = state_cuts.finish();
+    ArgCondition { automaton, cut_short }
+}
+
+/// The state cuts of a condition from the ARG: where a node's step leads into a verified
+/// subtree and the analysis reads the node's state as a valuation, every execution that takes
+/// the step from a state with those values is verified — the subtree was explored for all of
+/// them. That holds independently of the path only if the location determines the call stack
+/// (the function has a single calling context), the values are plain integers (no addresses,
+/// [`integers_only`]), and no guide decided part of the subtree (an earlier condition's
+/// coverage depends on the path); otherwise no state cuts are made.
+struct StateCuts<'a, S> {
+    valuations: Option<Valuations<'a, S>>,
+    single_context: Vec<bool>,
+    program: &'a Program,
+    by_edge: BTreeMap<EdgeId, BTreeSet<Valuation>>,
+}
+
+impl<'a, S> StateCuts<'a, S> {
+    fn new(arg: &Arg<S>, program: &'a Program, valuations: Option<Valuations<'a, S>>) -> Self {
+        let usable = arg.node(arg.root()).guide.is_none() && integers_only(program);
+        StateCuts {
+            valuations: valuations.filter(|_| usable),
+            single_context: if usable {
+                single_context_functions(program)
+            } else {
+                Vec::new()
+            },
+            program,
+            by_edge: BTreeMap::new(),
+        }
+    }
+
+    /// Records the state cut of `node`'s step `edge` into a verified subtree; false if there is
+    /// none.
+    fn add(&mut self, node: &crate::cpa::arg::ArgNode<S>, edge: EdgeId) -> bool {
+        let Some(valuation) = self.valuations else {
+            return false;
+        };
+        let function = self.program.location(node.control.location).func;
+        if !self
+            .single_context
+            .get(function.index())
+            .copied()
+            .unwrap_or(false)
+        {
+            return false;
+        }
+        let Some(values) = valuation(&node.state, &node.control) else {
+            return false;
+        };
+        let states = self.by_edge.entry(edge).or_default();
+        if states.len() >= MAX_STATES_PER_CUT && !states.contains(&values) {
+            return false;
+        }
+        states.insert(values);
+        true
+    }
+
+    fn finish(self) -> Vec<StateCut> {
+        self.by_edge
+            .into_iter()
+            .map(|(edge, states)| StateCut {
+                edge,
+                states: states.into_iter().collect(),
+            })
+            .collect()
     }
 }
 
@@ -230,15 +317,17 @@ impl Builder {
         (StateId(id), true)
     }
 
-    /// Adds the transitions of state `from`: one per target state with all edges leading there.
-    fn add_transitions(&mut self, from: StateId, out: &mut [(StateId, EdgeId)]) {
+    /// Adds the transitions of state `from`: one per target state and kind (infeasible steps
+    /// apart) with all edges leading there.
+    fn add_transitions(&mut self, from: StateId, out: &mut [(StateId, Cut, EdgeId)]) {
         out.sort_unstable();
-        for group in out.chunk_by(|a, b| a.0 == b.0) {
+        for group in out.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
             self.transitions.push(Transition {
                 from,
-                edges: group.iter().map(|&(_, e)| e).collect::<BTreeSet<_>>(),
+                edges: group.iter().map(|&(_, _, e)| e).collect::<BTreeSet<_>>(),
                 assumption: Assumption::True,
                 to: group[0].0,
+                cut: group[0].1,
             });
         }
     }
@@ -251,6 +340,7 @@ impl Builder {
             states: self.states,
             initial,
             transitions: self.transitions,
+            state_cuts: Vec::new(),
         }
     }
 }
@@ -322,7 +412,7 @@ mod tests {
     fn unsafe_chain_becomes_states_and_covered_branches_point_back() {
         let program = fixtures::program();
         let arg = chain(3);
-        let c = condition_from_arg(&arg, &program, None);
+        let c = condition_from_arg(&arg, &program, None, None);
         assert!(!c.cut_short);
         let a = &c.automaton;
         // __TRUE, __FALSE, ARG0 and the two inner chain nodes; the frontier leaf is __FALSE.
@@ -341,7 +431,7 @@ mod tests {
         let mut arg = chain(2);
         let last = arg.nodes.len() - 2;
         arg.nodes[last].status = NodeStatus::Expanded;
-        let c = condition_from_arg(&arg, &program, None);
+        let c = condition_from_arg(&arg, &program, None, None);
         assert!(c.automaton.is_trivial_full());
     }
 
@@ -356,11 +446,11 @@ mod tests {
         leaf.status = NodeStatus::GuideAccepted;
         arg.nodes.push(leaf);
         arg.nodes[0].children.push((Step::Edge(EdgeId(1)), safe));
-        let full = condition_from_arg(&arg, &program, None);
+        let full = condition_from_arg(&arg, &program, None, None);
         assert!(!full.cut_short);
         assert!(full.automaton.covers(&[EdgeId(1)]));
         let passed = CpuDeadline::after(Duration::ZERO);
-        let short = condition_from_arg(&arg, &program, Some(passed));
+        let short = condition_from_arg(&arg, &program, Some(passed), None);
         assert!(short.cut_short);
         assert!(short.automaton.transitions.len() < full.automaton.transitions.len());
         assert!(short.automaton.check_well_formed().is_ok());
@@ -391,7 +481,7 @@ mod tests {
     #[test]
     fn an_edge_without_successor_of_a_fully_expanded_node_is_verified() {
         let program = fixtures::program();
-        let c = condition_from_arg(&branch_with_one_child(true), &program, None);
+        let c = condition_from_arg(&branch_with_one_child(true), &program, None, None);
         assert!(c.automaton.covers(&[EdgeId(3)]));
         assert!(!c.automaton.covers(&[EdgeId(2)]));
     }
@@ -399,7 +489,7 @@ mod tests {
     #[test]
     fn an_edge_not_computed_by_a_cut_off_expansion_is_not_verified() {
         let program = fixtures::program();
-        let c = condition_from_arg(&branch_with_one_child(false), &program, None);
+        let c = condition_from_arg(&branch_with_one_child(false), &program, None, None);
         assert!(!c.automaton.covers(&[EdgeId(3)]));
         assert!(!c.automaton.covers(&[EdgeId(2)]));
     }

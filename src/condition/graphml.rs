@@ -1,7 +1,8 @@
 //! Condition automata as GraphML in the style of SV-COMP witnesses.
 //!
 //! Graph data: `witness-type` = `condition_automaton`, `sourcecodelang` = `C`, `producer` =
-//! `Baton`, `programhash` = SHA-256 of the program file, `programfile`.
+//! `Baton`, `programhash` = SHA-256 of the program file, `programfile`, and the Baton key
+//! `statecut`, one per state cut ([`state_cut`], as its text).
 //! Node data: `entry` (true for the initial state) and the Baton key `accepting` (true for
 //! accepting states; SV-COMP's `violation`/`sink` keys describe violation witnesses and do not
 //! fit conditions). The node id is the state name.
@@ -9,8 +10,9 @@
 //! the transition's CFA edges), `control` (`condition-true`/`condition-false` when all its CFA
 //! edges are assume edges of that branch), `assumption` (only when not `true`),
 //! `enterFunction` (callee, when all are calls of one function), `returnFrom` (function, when all
-//! are returns of one function), and the Baton key `cfaedges`: the exact CFA edge ids, space
-//! separated, so a Baton-written condition maps back exactly.
+//! are returns of one function), the Baton key `cfaedges`: the exact CFA edge ids, space
+//! separated, so a Baton-written condition maps back exactly, and the Baton key `cut`
+//! (`infeasible` or `state-cut`, [`Cut`]).
 //!
 //! Reading a file without `cfaedges` (written by another tool) resolves the CFA edge of a
 //! transition by `startline`, narrowed by `control`, `enterFunction` and `returnFrom`. Matching
@@ -20,8 +22,8 @@
 //! guessing. Any `assumption` other than `true` is read as `false` (never followed).
 
 use super::{
-    edge_function, is_assume_branch, Assumption, ConditionAutomaton, ConditionError, ConditionState, StateId,
-    Transition,
+    edge_function, is_assume_branch, state_cut, Assumption, ConditionAutomaton, ConditionError,
+    ConditionState, Cut, StateId, Transition,
 };
 use crate::cfa::{EdgeId, Operation, Program};
 use crate::xml::Element;
@@ -33,6 +35,7 @@ use std::io::{self, Write};
 /// The keys: (id, attr.name, for, type). `entry` is named `isEntryNode` as in SV-COMP.
 const KEYS: &[(&str, &str, &str, &str)] = &[
     ("witness-type", "witness-type", "graph", "string"),
+    ("statecut", "statecut", "graph", "string"),
     ("sourcecodelang", "sourcecodelang", "graph", "string"),
     ("producer", "producer", "graph", "string"),
     ("programfile", "programfile", "graph", "string"),
@@ -46,6 +49,7 @@ const KEYS: &[(&str, &str, &str, &str)] = &[
     ("enterFunction", "enterFunction", "edge", "string"),
     ("returnFrom", "returnFrom", "edge", "string"),
     ("cfaedges", "cfaedges", "edge", "string"),
+    ("cut", "cut", "edge", "string"),
 ];
 
 /// Writes `automaton` as GraphML (see the module doc for the keys).
@@ -85,6 +89,9 @@ pub fn write_graphml_to(
         data(out, "  ", "programfile", &escape(file.as_str()))?;
     }
     data(out, "  ", "programhash", &escape(automaton.program_hash.as_str()))?;
+    for cut in &automaton.state_cuts {
+        data(out, "  ", "statecut", &escape(cut.render(program).as_str()))?;
+    }
     for (i, s) in automaton.states.iter().enumerate() {
         writeln!(out, "  <node id=\"{}\">", escape(s.name.as_str()))?;
         if i == automaton.initial.index() {
@@ -139,6 +146,9 @@ pub fn write_graphml_to(
         }
         if t.assumption != Assumption::True {
             data(out, "   ", "assumption", &"false")?;
+        }
+        if let Some(word) = t.cut.word() {
+            data(out, "   ", "cut", &word)?;
         }
         out.write_all(b"   <data key=\"cfaedges\">")?;
         for (i, e) in t.edges.iter().enumerate() {
@@ -204,9 +214,11 @@ pub fn read_graphml(
         return Err(err(g.line, "more than one <graph> element".into()));
     }
     let mut hash = None;
+    let mut cut_texts = Vec::new();
     for (name, value, line) in data_of(graph) {
         match name.as_str() {
             "programhash" => hash = Some(value),
+            "statecut" => cut_texts.push((value, line)),
             "witness-type" if value != "condition_automaton" => {
                 return Err(err(
                     line,
@@ -235,6 +247,10 @@ pub fn read_graphml(
             ))
         }
     };
+    let state_cuts = cut_texts
+        .iter()
+        .map(|(text, line)| state_cut::parse(text, program).map_err(|m| err(*line, m)))
+        .collect::<Result<Vec<_>, _>>()?;
     let truthy = |v: &str| v.eq_ignore_ascii_case("true");
     let mut states = Vec::new();
     let mut ids: HashMap<String, StateId> = HashMap::new();
@@ -315,6 +331,12 @@ pub fn read_graphml(
             edges,
             assumption,
             to,
+            cut: match get("cut") {
+                None => Cut::Explored,
+                Some((word, line)) => {
+                    Cut::from_word(word).ok_or_else(|| err(line, format!("unknown cut `{word}`")))?
+                }
+            },
         });
     }
     let automaton = ConditionAutomaton {
@@ -322,6 +344,7 @@ pub fn read_graphml(
         states,
         initial,
         transitions,
+        state_cuts,
     };
     automaton.validate(program)?;
     Ok(automaton)

@@ -35,7 +35,7 @@
 //! renamed, has to be carried over.
 
 use super::{
-    Assumption, ConditionAutomaton, ConditionError, ConditionRunner, ConditionState, StateId, Transition,
+    Assumption, ConditionAutomaton, ConditionError, ConditionRunner, ConditionState, Cut, StateId, Transition,
 };
 use crate::cfa::{EdgeId, LocId, LocationKind, Operation, Program};
 use crate::reducer::align::Alignment;
@@ -328,6 +328,7 @@ impl Builder {
                 edges,
                 assumption: Assumption::True,
                 to: renumber[&to],
+                cut: Cut::Explored,
             })
             .collect();
         ConditionAutomaton {
@@ -335,6 +336,7 @@ impl Builder {
             states,
             initial: renumber[&initial],
             transitions,
+            state_cuts: Vec::new(),
         }
     }
 }
@@ -364,6 +366,7 @@ mod tests {
             edges,
             assumption: Assumption::True,
             to: StateId(to),
+            cut: Cut::Explored,
         }
     }
 
@@ -384,6 +387,7 @@ mod tests {
                 tr(1, after_f, 1),
                 tr(1, [e(7)].into(), 2),
             ],
+            state_cuts: Vec::new(),
         };
         let residual =
             reduce(&program, &inside_f, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
@@ -433,6 +437,7 @@ mod tests {
             states: vec![state("q0", false), state("acc", true)],
             initial: StateId(0),
             transitions: vec![tr(0, others, 0), tr(0, accept_on, 1)],
+            state_cuts: Vec::new(),
         }
     }
 
@@ -499,6 +504,7 @@ mod tests {
             states: vec![state("a0", false), state("a1", true)],
             initial: StateId(0),
             transitions: vec![tr(0, [e(0), e(1)].into(), 0), tr(0, [e(2)].into(), 1)],
+            state_cuts: Vec::new(),
         };
         let residual = reduce(&program, &a, DEFAULT_MAX_LOCATIONS).unwrap_or_else(|err| panic!("{err}"));
         assert!(reading(&residual, 2).is_empty(), "the then-branch is cut");
@@ -516,6 +522,7 @@ mod tests {
                 tr(1, not_call, 1),
                 tr(0, reading(&residual, 8), 2),
             ],
+            state_cuts: Vec::new(),
         };
         let m = mapped(&program, &residual, &c);
         assert!(m.covers(&path(ELSE_OK)));

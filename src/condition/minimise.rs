@@ -1,5 +1,7 @@
 //! Minimising a condition automaton: the same covered paths (Def. 2.2) with fewer states.
 //!
+//! The state cuts stay as they are (they cover by state, not by path).
+//!
 //! The reducer's product has one node per (control state, set of automaton states), so every
 //! automaton state the condition does not need becomes copies of program code. [`minimise`]
 //! keeps what the condition says and drops how it was written down:
@@ -18,7 +20,7 @@
 //! work passes the caller's budget the merging is left out (the result of the first bullet
 //! alone is returned, also exact).
 
-use super::{Assumption, ConditionAutomaton, ConditionState, StateId, Transition};
+use super::{Assumption, ConditionAutomaton, ConditionState, Cut, StateId, Transition};
 use crate::cfa::EdgeId;
 use std::collections::HashMap;
 
@@ -48,7 +50,10 @@ pub fn minimise(condition: &ConditionAutomaton, max_work: usize) -> ConditionAut
     }
     let live = live_states(condition.initial, &moves, &accepting);
     if !live[condition.initial.index()] {
-        return ConditionAutomaton::nothing_verified(hash);
+        return ConditionAutomaton {
+            state_cuts: condition.state_cuts.clone(),
+            ..ConditionAutomaton::nothing_verified(hash)
+        };
     }
     for (q, m) in moves.iter_mut().enumerate() {
         if live[q] {
@@ -228,6 +233,7 @@ fn quotient(
                 edges: group.iter().map(|&(_, e)| e).collect(),
                 assumption: Assumption::True,
                 to: StateId(group[0].0),
+                cut: Cut::Explored,
             });
         }
     }
@@ -236,6 +242,7 @@ fn quotient(
         states,
         initial: StateId(block[condition.initial.index()]),
         transitions,
+        state_cuts: condition.state_cuts.clone(),
     }
 }
 
@@ -256,6 +263,7 @@ mod tests {
             edges: edges.iter().map(|&e| EdgeId(e)).collect(),
             assumption: Assumption::True,
             to: StateId(to),
+            cut: Cut::Explored,
         }
     }
 
@@ -311,6 +319,7 @@ mod tests {
                     ..go(2, &[4], 0)
                 },
             ],
+            state_cuts: Vec::new(),
         }
     }
 
@@ -358,6 +367,7 @@ mod tests {
                 go(3, &[3], 0),
                 go(3, &[1], 1),
             ],
+            state_cuts: Vec::new(),
         };
         let m = minimise(&c, DEFAULT_REFINEMENT_WORK);
         assert_same_coverage(&c, &m, &[1, 2, 3], 6);
@@ -387,6 +397,7 @@ mod tests {
                 states,
                 initial: StateId(0),
                 transitions,
+                state_cuts: Vec::new(),
             };
             // Def. 2.1: nothing leaves the accepting states.
             let accepting: Vec<bool> = c.states.iter().map(|s| s.accepting).collect();

@@ -21,6 +21,7 @@ pub mod from_arg;
 pub mod graphml;
 pub mod map_back;
 pub mod minimise;
+pub mod state_cut;
 
 use crate::cfa::{EdgeId, Operation, Program};
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,10 @@ pub struct ConditionAutomaton {
     pub states: Vec<ConditionState>,
     pub initial: StateId,
     pub transitions: Vec<Transition>,
+    /// Executions covered by the state they take an edge in, on any path
+    /// ([`state_cut::StateCut`]); a path is covered if the automaton or a state cut covers it.
+    #[serde(default)]
+    pub state_cuts: Vec<state_cut::StateCut>,
 }
 
 /// A state; `name` is unique within the automaton and used by the file formats.
@@ -65,6 +70,47 @@ pub struct Transition {
     pub edges: BTreeSet<EdgeId>,
     pub assumption: Assumption,
     pub to: StateId,
+    /// What the transition's cut stands for (only meaningful into an accepting state).
+    #[serde(default)]
+    pub cut: Cut,
+}
+
+/// What a transition into an accepting state stands for. A guided analysis follows every one
+/// (it then need not prove the edges infeasible, or explore the verified executions, itself);
+/// a reducer copies program code only for [`Cut::Explored`] ones
+/// ([`ConditionAutomaton::reducer_view`]). Only a hint: dropping a transition covers fewer
+/// paths, which is always sound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub enum Cut {
+    /// The verifier verified the executions through it (or nothing more is known).
+    #[default]
+    Explored,
+    /// The verifier found the edges infeasible after the run's prefix: no execution to remove,
+    /// so copying code to cut them would give a residual with the same executions.
+    Infeasible,
+    /// Its executions are also covered by one of the condition's [`state_cut::StateCut`]s,
+    /// which a reducer applies without copying code.
+    InStateCut,
+}
+
+impl Cut {
+    /// The word a file format writes for the cut (nothing for [`Cut::Explored`]).
+    pub fn word(self) -> Option<&'static str> {
+        match self {
+            Cut::Explored => None,
+            Cut::Infeasible => Some("infeasible"),
+            Cut::InStateCut => Some("state-cut"),
+        }
+    }
+
+    /// The cut a format's word names.
+    pub fn from_word(word: &str) -> Option<Cut> {
+        match word {
+            "infeasible" => Some(Cut::Infeasible),
+            "state-cut" => Some(Cut::InStateCut),
+            _ => None,
+        }
+    }
 }
 
 /// A state assumption. Only `True` lets a reducer or guide follow a transition; anything a
@@ -121,6 +167,7 @@ impl ConditionAutomaton {
             }],
             initial: StateId(0),
             transitions: Vec::new(),
+            state_cuts: Vec::new(),
         }
     }
 
@@ -134,7 +181,18 @@ impl ConditionAutomaton {
             }],
             initial: StateId(0),
             transitions: Vec::new(),
+            state_cuts: Vec::new(),
         }
+    }
+
+    /// The condition as a reducer uses it: without the transitions of [`Cut::Infeasible`] and
+    /// [`Cut::InStateCut`] cuts — the same executions covered (the state cuts stay), with
+    /// fewer paths to tell apart — so that the reducer copies program code only for cuts that
+    /// remove executions no state cut removes.
+    pub fn reducer_view(&self) -> ConditionAutomaton {
+        let mut condition = self.clone();
+        condition.transitions.retain(|t| t.cut == Cut::Explored);
+        condition
     }
 
     /// True if the condition covers every path (its initial state is accepting).
@@ -143,8 +201,13 @@ impl ConditionAutomaton {
     }
 
     /// True if the condition covers no path: no accepting state is reachable from the initial
-    /// state over transitions with assumption `true`.
+    /// state over transitions with assumption `true`, and it has no state cut.
     pub fn is_trivial_empty(&self) -> bool {
+        self.state_cuts.is_empty() && self.automaton_covers_nothing()
+    }
+
+    /// True if the automaton (the state cuts aside) covers no path.
+    pub fn automaton_covers_nothing(&self) -> bool {
         let reachable = self.reachable_true();
         !self.states.iter().zip(reachable).any(|(s, r)| r && s.accepting)
     }
@@ -234,6 +297,20 @@ impl ConditionAutomaton {
                 return Err(ConditionError::UnknownEdge { index, edge, count });
             }
         }
+        for cut in &self.state_cuts {
+            if cut.edge.index() >= count {
+                return Err(ConditionError::Malformed(format!(
+                    "a state cut names CFA edge {}, but the program has only {count} edges",
+                    cut.edge
+                )));
+            }
+            let variables = program.variables.len();
+            if cut.states.iter().flatten().any(|(v, _)| v.index() >= variables) {
+                return Err(ConditionError::Malformed(format!(
+                    "a state cut names a variable the program does not have (it has {variables})"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -269,8 +346,9 @@ impl ConditionAutomaton {
         Cursor::new(self)
     }
 
-    /// Def. 2.2: does the condition cover the path (a sequence of CFA edges)? True as soon as a
-    /// run on some prefix (including the empty one) reaches an accepting state.
+    /// Def. 2.2: does the automaton cover the path (a sequence of CFA edges)? True as soon as a
+    /// run on some prefix (including the empty one) reaches an accepting state. The state cuts
+    /// need the states along the path ([`state_cut::StateCut::holds`]).
     pub fn covers(&self, path: &[EdgeId]) -> bool {
         let mut cursor = self.cursor();
         for &edge in path {
@@ -336,6 +414,7 @@ impl ConditionAutomaton {
                 .count(),
             initial_accepting: full,
             covers_nothing: self.is_trivial_empty(),
+            state_cuts: self.state_cuts.len(),
             cfa_edges: total,
             mentioned_edges: count(mentioned),
             covered_edges,
@@ -377,6 +456,10 @@ impl ConditionAutomaton {
                     let _ = writeln!(out, "       {}", describe_edge(program, e));
                 }
             }
+        }
+        for cut in &self.state_cuts {
+            let _ = writeln!(out, "state cut {}", cut.render(program));
+            let _ = writeln!(out, "       {}", describe_edge(program, cut.edge));
         }
         out
     }
@@ -541,8 +624,8 @@ impl<'a> Cursor<'a> {
 /// `union_init` whose outgoing transitions copy the outgoing transitions of every input's
 /// initial state. If some input's initial state is accepting, every path is covered and the
 /// result is [`ConditionAutomaton::fully_verified`] (this also keeps Def. 2.1: an accepting
-/// fresh initial state must not copy transitions into non-accepting states). All inputs must
-/// talk about the same program.
+/// fresh initial state must not copy transitions into non-accepting states). The state cuts
+/// are those of all inputs. All inputs must talk about the same program.
 pub fn union(conditions: &[ConditionAutomaton]) -> Result<ConditionAutomaton, ConditionError> {
     let Some(first) = conditions.first() else {
         return Err(ConditionError::Combine("no conditions given".into()));
@@ -575,16 +658,14 @@ pub fn union(conditions: &[ConditionAutomaton]) -> Result<ConditionAutomaton, Co
         for t in &c.transitions {
             transitions.push(Transition {
                 from: map(t.from),
-                edges: t.edges.clone(),
-                assumption: t.assumption,
                 to: map(t.to),
+                ..t.clone()
             });
             if t.from == c.initial {
                 transitions.push(Transition {
                     from: StateId(0),
-                    edges: t.edges.clone(),
-                    assumption: t.assumption,
                     to: map(t.to),
+                    ..t.clone()
                 });
             }
         }
@@ -594,6 +675,10 @@ pub fn union(conditions: &[ConditionAutomaton]) -> Result<ConditionAutomaton, Co
         states,
         initial: StateId(0),
         transitions,
+        state_cuts: conditions
+            .iter()
+            .flat_map(|c| c.state_cuts.iter().cloned())
+            .collect(),
     };
     result.check_well_formed()?;
     Ok(result)
@@ -617,8 +702,11 @@ pub struct ConditionSummary {
     pub false_transitions: usize,
     /// The initial state is accepting: everything is covered.
     pub initial_accepting: bool,
-    /// No accepting state is reachable: nothing is covered.
+    /// No accepting state is reachable and there is no state cut: nothing is covered.
     pub covers_nothing: bool,
+    /// State cuts (edges with states in which executions are covered).
+    #[serde(default)]
+    pub state_cuts: usize,
     /// Number of CFA edges of the program.
     pub cfa_edges: usize,
     /// CFA edges named on any transition.
@@ -659,6 +747,13 @@ impl fmt::Display for ConditionSummary {
             "  CFA edges: {} total, {} named by transitions, {} on transitions into accepting states",
             self.cfa_edges, self.mentioned_edges, self.covered_edges
         )?;
+        if self.state_cuts > 0 {
+            writeln!(
+                f,
+                "  state cuts: {} (edges where states are covered on any path)",
+                self.state_cuts
+            )?;
+        }
         write!(
             f,
             "  covered share of CFA edges: {:.1}%",

@@ -19,6 +19,7 @@ fn tr(from: u32, edges: &[u32], assumption: Assumption, to: u32) -> Transition {
         edges: e(edges),
         assumption,
         to: StateId(to),
+        cut: Cut::Explored,
     }
 }
 
@@ -46,6 +47,7 @@ fn example() -> ConditionAutomaton {
             tr(2, &[3], Assumption::True, 4),
             tr(4, &(0..12).collect::<Vec<_>>(), Assumption::True, 4),
         ],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -83,6 +85,7 @@ fn covers_nondeterminism_and_initial_accepting() {
             tr(2, &[1], Assumption::True, 3),
             tr(1, &[1], Assumption::False, 3),
         ],
+        state_cuts: Vec::new(),
     };
     a.validate(&program()).unwrap();
     assert!(a.covers(&path(&[0, 1])));
@@ -117,6 +120,7 @@ fn covers_nondeterminism_and_initial_accepting() {
         states: vec![st("q0", false), st("acc", true)],
         initial: StateId(0),
         transitions: vec![tr(0, &[0], Assumption::False, 1)],
+        state_cuts: Vec::new(),
     };
     assert!(blocked.is_trivial_empty());
     assert!(!blocked.covers(&path(&[0])));
@@ -171,6 +175,7 @@ fn union_covers_what_any_covers() {
             tr(1, &[1], Assumption::True, 2),
             tr(2, &[2], Assumption::True, 3),
         ],
+        state_cuts: Vec::new(),
     };
     let u = union(&[a.clone(), b.clone()]).unwrap();
     u.validate(&program()).unwrap();
@@ -246,6 +251,7 @@ fn rich() -> ConditionAutomaton {
             tr(4, &[7, 8], Assumption::True, 4),
             tr(2, &[10], Assumption::True, 2),
         ],
+        state_cuts: Vec::new(),
     }
 }
 
@@ -619,6 +625,7 @@ fn covers_agrees_with_definition_on_random_automata() {
             states,
             initial: StateId(next(n as u64) as u32),
             transitions,
+            state_cuts: Vec::new(),
         };
         a.validate(&p).unwrap();
         let g = graphml::read_graphml(&graphml::write_graphml(&a, &p), "r", &p).unwrap();
@@ -655,6 +662,7 @@ fn large_conditions_render_and_write_in_linear_time() {
         states,
         initial: StateId(0),
         transitions,
+        state_cuts: Vec::new(),
     };
     let rendered = a.render(&p);
     assert_eq!(rendered.matches("  -> ").count(), n as usize);

@@ -214,6 +214,11 @@ impl<'p, C: Cpa> Engine<'p, C> {
         self.reuse = Some(reuse);
     }
 
+    /// The analysis.
+    pub fn cpa(&self) -> &C {
+        &self.cpa
+    }
+
     /// The ARG built so far.
     pub fn arg(&self) -> &Arg<C::State> {
         &self.arg

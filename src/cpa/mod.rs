@@ -16,7 +16,9 @@ pub mod engine;
 pub mod monitor;
 
 use crate::cfa::{EdgeId, Program};
+use crate::condition::state_cut::Valuation;
 use arg::NodeId;
+use control::ControlState;
 use std::fmt;
 use thiserror::Error;
 
@@ -111,6 +113,21 @@ pub trait Cpa {
     /// recognises from the control part).
     fn is_target(&self, _state: &Self::State) -> bool {
         false
+    }
+
+    /// The state at `control` as a valuation of variables a state cut can name there
+    /// (globals and the current function's locals) that pins what the rest of the run can
+    /// depend on: every concrete state with these values (and any values of the callers'
+    /// locals that are dead after their calls return) is one of the abstract state's. `None`
+    /// (the default) where the analysis cannot say that. Conditions use it for state cuts
+    /// ([`crate::condition::state_cut`]).
+    fn valuation(
+        &self,
+        _state: &Self::State,
+        _control: &ControlState,
+        _program: &Program,
+    ) -> Option<Valuation> {
+        None
     }
 }
 

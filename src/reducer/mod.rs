@@ -40,9 +40,11 @@ pub mod align;
 mod calls;
 mod select;
 
-use crate::cfa::expr::Expr;
+use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
+use crate::cfa::types::IntType;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
 use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
+use crate::condition::state_cut::{StateCut, Valuation};
 use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
@@ -96,12 +98,16 @@ pub struct Residual {
     /// accepting state, which the residual does not take (with [`Residual::precise_locations`]
     /// the figure of how much of the condition's covered part it keeps, [`Coverage`]).
     pub cuts: usize,
+    /// Residual edges guarded by the condition's state cuts (every copy of an edge a state cut
+    /// names: the step is taken only from states the cut does not cover).
+    pub guarded_edges: usize,
 }
 
 /// How much of a condition's covered part a residual program keeps, in two cheap figures:
 /// its precise locations (product nodes with automaton states other than `q_r`) and its cuts
 /// (covered transitions not taken). A capped residual ([`reduce_within`]) is compared with
-/// the exact one by these.
+/// the exact one by these; both apply every state cut ([`Residual::guarded_edges`]), which
+/// copies no code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Coverage {
     pub precise: usize,
@@ -178,9 +184,7 @@ pub fn reduce(
     max_locations: usize,
 ) -> Result<Residual, ReduceError> {
     condition.validate(program)?;
-    // Only what the condition says matters, not how it is written: fewer automaton states,
-    // fewer product nodes; dead states become the residual state `q_r`.
-    let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
+    let condition = essential(condition);
     let runner = ConditionRunner::new(&condition);
     let exact = product(program, &runner, max_locations, all_of(&condition))?;
     let choice = Choice::new(&exact);
@@ -217,7 +221,7 @@ pub fn reduce_within(
     max_locations: usize,
 ) -> Result<Capped, ReduceError> {
     condition.validate(program)?;
-    let condition = minimise(condition, DEFAULT_REFINEMENT_WORK);
+    let condition = essential(condition);
     let runner = ConditionRunner::new(&condition);
     let explored = match product(program, &runner, max_locations, all_of(&condition)) {
         Ok(p) => p,
@@ -267,16 +271,34 @@ pub fn reduce_within(
             Err(e) => return Err(e),
         }
     }
+    // Guards of state cuts may add locations of their own: past the cap, they are given up too.
+    if best.residual.program.locations.len() > cap && !condition.state_cuts.is_empty() {
+        let unguarded = ConditionAutomaton {
+            state_cuts: Vec::new(),
+            ..condition.clone()
+        };
+        let runner = ConditionRunner::new(&unguarded);
+        best = product(program, &runner, max_locations, Keep::Only(&choice.keep(low)))?;
+    }
     Ok(Capped {
         residual: best.residual,
         exact,
     })
 }
 
+/// What the product needs of `condition`: only what it says matters, not how it is written —
+/// fewer automaton states, fewer product nodes, and dead states become the residual state
+/// `q_r` (minimised); cuts of infeasible edges are left out, since copying code to cut them
+/// would remove no execution (the residual has the same executions, the original's code), and
+/// so are cuts a state cut makes too (applied as guards instead, without copies).
+fn essential(condition: &ConditionAutomaton) -> ConditionAutomaton {
+    minimise(&condition.reducer_view(), DEFAULT_REFINEMENT_WORK)
+}
+
 /// Every precise node, or none for a condition that covers nothing (its product starts in
 /// `q_r`: the original code).
 fn all_of(condition: &ConditionAutomaton) -> Keep<'static> {
-    if condition.is_trivial_empty() {
+    if condition.automaton_covers_nothing() {
         Keep::Breadth(0)
     } else {
         Keep::All
@@ -309,7 +331,7 @@ fn product(
     keep: Keep<'_>,
 ) -> Result<Product, ReduceError> {
     let mut keeper = CallKeeper::new(program, runner);
-    let mut builder = ResidualBuilder::new(program);
+    let mut builder = ResidualBuilder::new(program, &runner.automaton().state_cuts);
     // The copy of a recursive `main` would share `main`'s own locals (the product's).
     let main = program.entry_function;
     if builder.activations.is_recursive(main) {
@@ -528,11 +550,27 @@ struct ResidualBuilder<'p> {
     inlined: BTreeSet<FuncId>,
     /// The locals of inlined activations of recursive functions.
     activations: Activations<'p>,
+    /// Per original edge a state cut names: the guard of its residual copies.
+    guards: HashMap<EdgeId, Expr>,
+    guarded_edges: usize,
 }
 
 impl<'p> ResidualBuilder<'p> {
-    fn new(original: &'p Program) -> Self {
+    fn new(original: &'p Program, state_cuts: &[StateCut]) -> Self {
+        let mut states: HashMap<EdgeId, Vec<Valuation>> = HashMap::new();
+        for cut in state_cuts {
+            states
+                .entry(cut.edge)
+                .or_default()
+                .extend(cut.states.iter().cloned());
+        }
+        let guards = states
+            .into_iter()
+            .map(|(edge, states)| (edge, StateCut { edge, states }.guard(original)))
+            .collect();
         ResidualBuilder {
+            guards,
+            guarded_edges: 0,
             original,
             locations: Vec::new(),
             edges: Vec::new(),
@@ -583,14 +621,51 @@ impl<'p> ResidualBuilder<'p> {
         id
     }
 
+    /// The residual edge `from → to` that reads the original edge `reads`, guarded where a
+    /// state cut names that edge: an assume edge whose condition is never undefined takes the
+    /// guard into its condition (no new location), another edge is preceded by an assume of
+    /// the guard (so a covered run blocks before undefined behaviour the edge may have).
     fn edge(
         &mut self,
-        from: LocId,
+        mut from: LocId,
         to: LocId,
-        op: Operation,
+        mut op: Operation,
         source: crate::cfa::SourceLoc,
         reads: Option<EdgeId>,
     ) {
+        if let Some(guard) = reads.and_then(|e| self.guards.get(&e)).cloned() {
+            self.guarded_edges += 1;
+            match op {
+                Operation::Assume { cond, branch } if cond.never_undefined() => {
+                    let taken = if branch {
+                        let zero = Expr::constant(0, cond.ty);
+                        Expr::binary(BinaryOp::Ne, cond, zero, IntType::INT)
+                    } else {
+                        Expr::unary(UnaryOp::LogNot, cond, IntType::INT)
+                    };
+                    op = Operation::Assume {
+                        cond: Expr::binary(BinaryOp::BitAnd, taken, guard, IntType::INT),
+                        branch: true,
+                    };
+                }
+                _ => {
+                    let origin = self.origin[from.index()].clone();
+                    let guarded =
+                        self.location_in(self.locations[from.index()].func, LocationKind::Normal, origin);
+                    self.edges.push(Edge {
+                        from,
+                        to: guarded,
+                        op: Operation::Assume {
+                            cond: guard,
+                            branch: true,
+                        },
+                        source,
+                    });
+                    self.edge_reads.push(None);
+                    from = guarded;
+                }
+            }
+        }
         self.edges.push(Edge { from, to, op, source });
         self.edge_reads.push(reads);
     }
@@ -800,6 +875,7 @@ impl<'p> ResidualBuilder<'p> {
             origin: self.origin,
             edge_reads: self.edge_reads,
             cuts: 0,
+            guarded_edges: self.guarded_edges,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod guided;
 pub mod inductive;
 pub mod invariant;
 pub mod result;
+pub mod skeleton;
 pub mod validate;
 pub mod violation;
 

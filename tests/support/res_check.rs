@@ -9,8 +9,9 @@
 //!   undefined behaviour, not blocked and not at the step limit), the original ends the same way
 //!   (same kind, same line/code/value, same number of inputs consumed).
 //! - (b) `ex(C) \ covered ⊆ ex(red)`: if the original's path is not covered (Def. 2.2 through a
-//!   [`Cursor`]) and the run is finite, the residual ends the same way; an original run that
-//!   blocks in an assumption must block in the residual too, after the same inputs.
+//!   [`Cursor`], or a state cut holds in the state the run takes its edge in) and the run is
+//!   finite, the residual ends the same way; an original run that blocks in an assumption must
+//!   block in the residual too, after the same inputs.
 //! - (c) covered paths: Res alone only says that a residual run of a covered input is still an
 //!   execution of the original (so it may reach the error only if the original does). Algorithm 1
 //!   never enters an accepting state, so the residual copy of a covered path is cut at the edge
@@ -22,6 +23,7 @@ use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions};
 use baton::cfa::expr::{Expr, ExprKind};
 use baton::cfa::interpreter::{execute, Ending, ExecOptions, Execution};
 use baton::cfa::{Operation, Program};
+use baton::condition::state_cut::execute_covered;
 use baton::condition::ConditionAutomaton;
 use baton::cpa::monitor::GiveUp;
 use baton::reducer::{reduce, DEFAULT_MAX_LOCATIONS};
@@ -132,7 +134,7 @@ pub fn check_res(
     };
     let factor = step_factor(original);
     for input in inputs {
-        let orig = execute(original, input, &original_options);
+        let (orig, covered) = execute_covered(original, condition, input, &original_options);
         let residual_options = ExecOptions {
             max_steps: orig.steps * factor + 8,
             record_path: false,
@@ -140,26 +142,15 @@ pub fn check_res(
         let res = execute(residual, input, &residual_options);
         // The residual got a larger step budget: if it finished where the original hit its
         // limit, give the original the residual's steps (it never needs more) before judging.
-        let orig = if outcome(&orig) == Outcome::Limit && outcome(&res) != Outcome::Limit {
-            execute(
-                original,
-                input,
-                &ExecOptions {
-                    max_steps: res.steps + 8,
-                    record_path: true,
-                },
-            )
+        let (orig, covered) = if outcome(&orig) == Outcome::Limit && outcome(&res) != Outcome::Limit {
+            let options = ExecOptions {
+                max_steps: res.steps + 8,
+                record_path: true,
+            };
+            execute_covered(original, condition, input, &options)
         } else {
-            orig
+            (orig, covered)
         };
-        let mut cursor = condition.cursor();
-        for &e in &orig.path {
-            if cursor.covered() || cursor.is_dead() {
-                break;
-            }
-            cursor.step(e);
-        }
-        let covered = cursor.covered();
         let (o, r) = (outcome(&orig), outcome(&res));
         let cut = matches!(r, Outcome::Blocked(n) if n <= orig.inputs_consumed);
         tally.runs += 1;

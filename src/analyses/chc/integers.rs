@@ -438,6 +438,19 @@ impl IntPath {
                 writes.push((target.var, v));
             }
             // What the write may reach becomes arbitrary.
+            // A library function's result and what it writes are not encoded over integers.
+            StepEffect::Library {
+                result, may_write, ..
+            } => {
+                for t in result.into_iter().chain(may_write) {
+                    if program.variable(t.var).array.is_some() {
+                        enc.exact = false;
+                    } else {
+                        let v = enc.unmodelled(t.ty);
+                        writes.push((t.var, v));
+                    }
+                }
+            }
             StepEffect::Havoc { targets } | StepEffect::StoreThrough { objects: targets, .. } => {
                 for t in targets {
                     if program.variable(t.var).array.is_some() {
@@ -507,6 +520,7 @@ mod tests {
             array: None,
             initial: 0,
             temporary: false,
+            read_only: false,
             address: None,
         };
         Program {

@@ -18,6 +18,13 @@ pub const MAX_TRACKED_ELEMENTS: u64 = 64;
 pub struct KnownArrays(Rc<BTreeMap<VarId, Rc<[Option<i128>]>>>);
 
 impl KnownArrays {
+    /// True if no element of any array is known.
+    pub fn knows_nothing(&self) -> bool {
+        self.0
+            .values()
+            .all(|elements| elements.iter().all(Option::is_none))
+    }
+
     /// The extents of `array` if its elements are tracked.
     pub fn tracked_extents(program: &Program, array: VarId) -> Option<Vec<u64>> {
         let extents = program.variable(array).array.as_ref()?.fixed_extents()?;

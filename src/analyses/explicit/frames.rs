@@ -36,6 +36,11 @@ impl SavedFrames {
         self.0.as_ref().map(|f| (&f.values, &f.arrays, f.below.clone()))
     }
 
+    /// True if no frame is saved.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// Equal stacks (fast when they share their frames).
     pub fn same_as(&self, other: &SavedFrames) -> bool {
         match (&self.0, &other.0) {

@@ -19,7 +19,8 @@
 //! the analysis; an access the cell model cannot express gives up.
 
 use super::pointers::Access;
-use crate::cfa::heap::{Fault, Fill, Found, Heap};
+use crate::cfa::bytes::{Byte, Piece};
+use crate::cfa::heap::{Fault, Fill, Heap};
 use crate::cfa::types::IntType;
 use crate::cfa::AllocKind;
 
@@ -52,12 +53,38 @@ impl KnownHeap {
         let Some(heap) = &self.0 else {
             return Access::Done(None);
         };
-        match heap.read(address, ty) {
-            Ok(Found::Cell(v)) => Access::Done(v),
-            Ok(Found::Fill(Fill::Zero)) => Access::Done(Some(0)),
-            Ok(Found::Fill(Fill::Unknown)) => Access::Done(None),
-            Ok(Found::Fill(Fill::Uninitialized)) => Access::Undefined,
-            Err(f) => access(f),
+        heap.read(address, ty).map_or_else(access, Access::Done)
+    }
+
+    /// The bytes `address..address + len` at a heap address, as pieces.
+    pub fn pieces(&self, address: u64, len: u64) -> Result<Vec<Piece<Option<i128>>>, Fault> {
+        match &self.0 {
+            None => Ok(vec![Piece::Bytes {
+                at: 0,
+                len,
+                byte: Byte::Unknown,
+            }]),
+            Some(heap) => heap.pieces(address, len),
+        }
+    }
+
+    /// Writes the pieces of a range of `len` bytes at a heap address.
+    pub fn write_pieces(
+        &mut self,
+        address: u64,
+        len: u64,
+        pieces: &[Piece<Option<i128>>],
+    ) -> Result<(), Fault> {
+        match &mut self.0 {
+            None => Ok(()),
+            Some(heap) => heap.write_pieces(address, len, pieces),
+        }
+    }
+
+    /// A write of unknown extent into the block at `address` (see [`Heap::havoc_block`]).
+    pub fn havoc_block(&mut self, address: u64) {
+        if let Some(heap) = &mut self.0 {
+            heap.havoc_block(address);
         }
     }
 
@@ -95,7 +122,7 @@ impl KnownHeap {
         };
         let made = match kind {
             AllocKind::Malloc => heap.allocate(size, Fill::Uninitialized, None),
-            AllocKind::Calloc => heap.allocate(size, Fill::Zero, None),
+            AllocKind::Calloc => heap.allocate(size, Fill::ZERO, None),
             // The analysis does not count calls: the block stays live after its function
             // returns (an access then is undefined behaviour, so no execution is lost).
             AllocKind::Alloca => heap.allocate(size, Fill::Uninitialized, Some(usize::MAX)),

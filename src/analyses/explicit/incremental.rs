@@ -86,10 +86,11 @@ pub fn verify(
     }
 }
 
-/// The values a proof records of a state: `None` where it knows array elements, has saved
-/// frames or heap blocks (not recorded, never reused).
+/// The values a proof records of a state: `None` where it knows array elements, signs of
+/// comparison results, has saved frames or heap blocks (not recorded, never reused).
 fn recorded_values(state: &ExplicitState, program: &Program) -> Option<Vec<(VarId, i128)>> {
     let plain = state.arrays == Default::default()
+        && state.signs.is_empty()
         && state.saved.pop().is_none()
         && state.heap.is_empty(program.data_model.pointer_bits());
     plain.then(|| state.values.iter().map(|(&v, &x)| (v, x)).collect())

@@ -38,8 +38,10 @@ use crate::cfa::expr::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{AllocKind, FuncId, LocId, Operation, Program, Scope, VarId};
+use crate::condition::state_cut::Valuation;
 use crate::cpa::arg::{Arg, NodeId, NodeStatus};
 use crate::cpa::budget::last_query;
+use crate::cpa::control::ControlState;
 use crate::cpa::engine::{Engine, Guide};
 use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
@@ -54,18 +56,21 @@ mod arrays;
 mod frames;
 mod heap;
 pub mod incremental;
+mod library;
 mod pointers;
 mod values;
 
 /// Known variable values (absent = unknown), normalised to each variable's type, known
-/// elements of small arrays, the locals of suspended activations of recursive functions, and
-/// the heap.
+/// elements of small arrays, the locals of suspended activations of recursive functions, the
+/// heap, and the signs (-1 or 1) of variables whose value is unknown but not its sign: the
+/// result of a comparison function that is not 0 (C fixes only its sign).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ExplicitState {
     pub values: KnownValues,
     pub arrays: KnownArrays,
     pub saved: SavedFrames,
     pub heap: KnownHeap,
+    pub signs: KnownValues,
 }
 
 impl ExplicitState {
@@ -74,7 +79,27 @@ impl ExplicitState {
         self.values.get(&var).copied()
     }
 
+    /// The sign of `var` (-1, 0 or 1), if known.
+    fn sign(&self, var: VarId) -> Option<i128> {
+        self.get(var)
+            .map(i128::signum)
+            .or_else(|| self.signs.get(&var).copied())
+    }
+
+    /// `var`'s value is unknown but of this sign (not 0).
+    fn set_sign(&mut self, var: VarId, sign: i128) {
+        self.set(var, None);
+        self.signs.insert(var, sign.signum());
+    }
+
+    /// Forgets everything about `var`.
+    fn forget(&mut self, var: &VarId) {
+        self.values.remove(var);
+        self.signs.remove(var);
+    }
+
     fn set(&mut self, var: VarId, value: Option<i128>) {
+        self.signs.remove(&var);
         match value {
             Some(v) => {
                 self.values.insert(var, v);
@@ -135,11 +160,12 @@ impl ExplicitCpa {
         let dead: Vec<VarId> = state
             .values
             .keys()
+            .chain(state.signs.keys())
             .copied()
             .filter(|&v| program.variable(v).scope == Scope::Local(func) && !self.liveness.is_live(loc, v))
             .collect();
         for v in dead {
-            state.values.remove(&v);
+            state.forget(&v);
         }
     }
 
@@ -148,11 +174,12 @@ impl ExplicitCpa {
         let locals: Vec<VarId> = state
             .values
             .keys()
+            .chain(state.signs.keys())
             .copied()
             .filter(|&v| program.variable(v).scope == Scope::Local(func))
             .collect();
         for v in locals {
-            state.values.remove(&v);
+            state.forget(&v);
         }
     }
 }
@@ -219,7 +246,8 @@ pub struct ExplicitCoverIndex {
 
 /// Nodes of one group, by their states' values (shared with the states: no copy per state,
 /// and no list allocated for the usual single node), with the rest of their states.
-type ValueGroup = FxHashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames, KnownHeap); 1]>>;
+type ValueGroup =
+    FxHashMap<KnownValues, SmallVec<[(NodeId, KnownArrays, SavedFrames, KnownHeap, KnownValues); 1]>>;
 
 /// What an assume edge teaches when it holds: `var == value`.
 pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> Option<(VarId, i128)> {
@@ -244,6 +272,44 @@ pub(crate) fn learned_equality(cond: &Expr, branch: bool, program: &Program) -> 
             ty.contains(value).then_some((var, value))
         }
         _ => None,
+    }
+}
+
+/// Every sign in `signs` the state knows too (as a sign or a value).
+fn signs_below(state: &ExplicitState, signs: &KnownValues) -> bool {
+    signs.iter().all(|(v, s)| state.sign(*v) == Some(*s))
+}
+
+/// Whether `cond` holds, if the sign of a variable decides it (`r`, `!r`, `r == 0`, `r < 0`,
+/// `0 < r`, … with `r` of known sign under casts that keep every value).
+fn sign_test(cond: &Expr, state: &ExplicitState) -> Option<bool> {
+    let sign = |e: &Expr| strip_value_preserving_casts(e).and_then(|v| state.signs.get(&v).copied());
+    match &cond.kind {
+        ExprKind::Unary(UnaryOp::LogNot, inner) => sign_test(inner, state).map(|holds| !holds),
+        ExprKind::Binary(op, a, b) => {
+            let (s, flipped) = match (a.as_const(), b.as_const()) {
+                (None, Some(0)) => (sign(a)?, false),
+                (Some(0), None) => (sign(b)?, true),
+                _ => return None,
+            };
+            let op = match (op, flipped) {
+                (BinaryOp::Lt, true) => BinaryOp::Gt,
+                (BinaryOp::Gt, true) => BinaryOp::Lt,
+                (BinaryOp::Le, true) => BinaryOp::Ge,
+                (BinaryOp::Ge, true) => BinaryOp::Le,
+                (op, _) => *op,
+            };
+            match op {
+                BinaryOp::Eq => Some(s == 0),
+                BinaryOp::Ne => Some(s != 0),
+                BinaryOp::Lt => Some(s < 0),
+                BinaryOp::Gt => Some(s > 0),
+                BinaryOp::Le => Some(s <= 0),
+                BinaryOp::Ge => Some(s >= 0),
+                _ => None,
+            }
+        }
+        _ => sign(cond).map(|s| s != 0),
     }
 }
 
@@ -314,8 +380,10 @@ impl Cpa for ExplicitCpa {
                 if let Operation::Call { callee, result, .. } = &edge.op {
                     let value = program.function(*callee).return_var.and_then(|rv| state.get(rv));
                     if self.is_recursive(*callee) {
-                        // The callee's locals are those of the activation below again.
+                        // The callee's locals are those of the activation below again (signs
+                        // of either are not kept).
                         let local = |v: VarId| program.variable(v).scope == Scope::Local(*callee);
+                        next.signs.split_off(local);
                         next.values.split_off(local);
                         next.arrays.split_off(local);
                         if let Some((values, arrays, below)) = state.saved.pop() {
@@ -389,7 +457,14 @@ impl Cpa for ExplicitCpa {
                     }
                 }
                 Operation::Assign { lhs, rhs } => match state.eval(rhs, overflow) {
-                    Ok(v) => next.set(*lhs, v.map(|v| program.variable(*lhs).ty.normalize(v))),
+                    Ok(v) => {
+                        next.set(*lhs, v.map(|v| program.variable(*lhs).ty.normalize(v)));
+                        // A copy keeps a known sign (through casts that keep every value).
+                        let copied = strip_value_preserving_casts(rhs).and_then(|x| state.signs.get(&x));
+                        if let (None, Some(&sign), true) = (v, copied, program.variable(*lhs).ty.signed) {
+                            next.set_sign(*lhs, sign);
+                        }
+                    }
                     Err(_) => return undefined(),
                 },
                 Operation::Nondet { lhs, .. } => {
@@ -397,6 +472,23 @@ impl Cpa for ExplicitCpa {
                         next.set(*v, None);
                     }
                 }
+                Operation::External { args, result, .. } => {
+                    if args.iter().any(|a| state.eval(a, overflow).is_err()) {
+                        return undefined();
+                    }
+                    if let Some(v) = result {
+                        next.set(*v, None);
+                    }
+                }
+                Operation::Library {
+                    function,
+                    args,
+                    result,
+                } => match library::transfer(&mut next, *function, args, *result, &self.objects(program)) {
+                    pointers::Access::Done(()) => {}
+                    pointers::Access::Undefined => return undefined(),
+                    pointers::Access::GiveUp(why) => return Ok(Transfer::GiveUp(why)),
+                },
                 Operation::Alloc { lhs, kind, size } => {
                     let Ok(size) = state.eval(size, overflow) else {
                         return undefined();
@@ -448,6 +540,9 @@ impl Cpa for ExplicitCpa {
                         }
                     }
                     Ok(None) => {
+                        if sign_test(cond, state).is_some_and(|holds| holds != *branch) {
+                            return Ok(Transfer::Successors(Vec::new()));
+                        }
                         if let Some((var, value)) = learned_equality(cond, *branch, program) {
                             next.set(var, Some(value));
                         }
@@ -468,6 +563,7 @@ impl Cpa for ExplicitCpa {
                         // function calling itself needs only what is live at the return site
                         // (the result is written there).
                         let local = |v: VarId| program.variable(v).scope == Scope::Local(*callee);
+                        next.signs.split_off(local);
                         let mut saved_values = next.values.split_off(local);
                         if program.location(edge.from).func == *callee {
                             let result = edge.op.written_var();
@@ -516,9 +612,47 @@ impl Cpa for ExplicitCpa {
     fn less_or_equal(&self, a: &ExplicitState, b: &ExplicitState) -> bool {
         b.values.len() <= a.values.len()
             && b.values.iter().all(|(v, x)| a.values.get(v) == Some(x))
+            && signs_below(a, &b.signs)
             && a.arrays.less_or_equal(&b.arrays)
             && a.saved.same_as(&b.saved)
             && a.heap.less_or_equal(&b.heap)
+    }
+
+    /// The known values of globals and the current function's locals, when that is all the
+    /// state knows: no array element, heap block or saved frame, and the known locals of
+    /// callers are dead where their calls return.
+    fn valuation(
+        &self,
+        state: &ExplicitState,
+        control: &ControlState,
+        program: &Program,
+    ) -> Option<Valuation> {
+        if !state.arrays.knows_nothing()
+            || !state.saved.is_empty()
+            || !state.heap.is_empty(program.data_model.pointer_bits())
+        {
+            return None;
+        }
+        let function = program.location(control.location).func;
+        let calls = control.call_stack.calls();
+        let mut values = Valuation::new();
+        // Sorted by variable, as a valuation is.
+        for (&v, &x) in state.values.keys().zip(state.values.values()) {
+            match program.variable(v).scope {
+                Scope::Global => values.push((v, x)),
+                Scope::Local(f) if f == function => values.push((v, x)),
+                Scope::Local(f) => {
+                    let dead_after_return = calls.iter().any(|&c| {
+                        let call = program.edge(c);
+                        program.location(call.from).func == f && !self.liveness.is_live(call.to, v)
+                    });
+                    if !dead_after_return {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(values)
     }
 
     fn index_insert(&self, index: &mut ExplicitCoverIndex, state: &ExplicitState, node: NodeId) {
@@ -537,6 +671,7 @@ impl Cpa for ExplicitCpa {
             state.arrays.clone(),
             state.saved.clone(),
             state.heap.clone(),
+            state.signs.clone(),
         ));
     }
 
@@ -562,10 +697,11 @@ impl Cpa for ExplicitCpa {
             }
             if projected.len() == vars.len() {
                 if let Some(nodes) = group.get(projected.as_slice()) {
-                    let covering = nodes.iter().filter(|(_, arrays, saved, heap)| {
+                    let covering = nodes.iter().filter(|(_, arrays, saved, heap, signs)| {
                         state.arrays.less_or_equal(arrays)
                             && state.saved.same_as(saved)
                             && state.heap.less_or_equal(heap)
+                            && signs_below(state, signs)
                     });
                     out.extend(covering.map(|(n, ..)| *n));
                 }

@@ -116,27 +116,14 @@ pub fn store(
     value: Option<i128>,
     objects: &Objects,
 ) -> Access<()> {
-    let Objects {
-        statics,
-        recursive,
-        program,
-    } = *objects;
+    let program = objects.program;
     let address = match state.eval(address, program.signed_overflow) {
         Ok(Some(a)) => a,
-        Ok(None) => {
-            // Saved activations of a recursive function keep their locals out of reach here.
-            let recursive_local = |v: VarId| matches!(program.variable(v).scope, Scope::Local(f) if recursive.get(f.index()).copied().unwrap_or(true));
-            if statics.vars().any(recursive_local) {
-                return Access::GiveUp(
-                    "write through an unknown pointer: a local of a recursive function may be reached".into(),
-                );
-            }
-            havoc(next, statics, program);
-            return Access::Done(());
-        }
+        Ok(None) => return havoc_reachable(next, None, objects),
         Err(_) => return Access::Undefined,
     };
     match place(address, ty, objects) {
+        Access::Done(Place::Var(var, _)) if program.variable(var).read_only => Access::Undefined,
         Access::Done(Place::Var(var, at)) => {
             let element = program.variable(var).ty;
             let value = value.map(|v| element.normalize(ty.normalize(v)));
@@ -154,14 +141,53 @@ pub fn store(
     }
 }
 
+/// A write of unknown extent through `address` (`None`: unknown): the object it points
+/// into, or with an unknown address every address-taken variable and every heap cell,
+/// becomes unknown.
+pub fn havoc_reachable(next: &mut ExplicitState, address: Option<i128>, objects: &Objects) -> Access<()> {
+    let Objects {
+        statics,
+        recursive,
+        program,
+    } = *objects;
+    let recursive_local = |v: VarId| matches!(program.variable(v).scope, Scope::Local(f) if recursive.get(f.index()).copied().unwrap_or(true));
+    let Some(address) = address else {
+        // Saved activations of a recursive function keep their locals out of reach here.
+        if statics.vars().any(recursive_local) {
+            return Access::GiveUp(
+                "write through an unknown pointer: a local of a recursive function may be reached".into(),
+            );
+        }
+        havoc(next, statics, program);
+        return Access::Done(());
+    };
+    let Ok(address) = u64::try_from(address) else {
+        return Access::Done(());
+    };
+    if address >= HEAP_BASE {
+        next.heap.havoc_block(address);
+    } else if let Some((var, ..)) = statics.find(address) {
+        if recursive_local(var) {
+            return Access::GiveUp("write into a local of a recursive function".into());
+        }
+        forget(next, var, program);
+    }
+    Access::Done(())
+}
+
 /// Every address-taken variable and every heap cell becomes unknown.
 fn havoc(next: &mut ExplicitState, statics: &StaticObjects, program: &Program) {
     next.heap.havoc();
     for var in statics.vars() {
-        if program.variable(var).array.is_some() {
-            next.arrays.forget(var);
-        } else {
-            next.set(var, None);
-        }
+        forget(next, var, program);
+    }
+}
+
+/// Nothing is known of `var` any more.
+fn forget(next: &mut ExplicitState, var: VarId, program: &Program) {
+    if program.variable(var).array.is_some() {
+        next.arrays.forget(var);
+    } else {
+        next.set(var, None);
     }
 }

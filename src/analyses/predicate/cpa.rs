@@ -196,6 +196,14 @@ impl<'p> PredicateCpa<'p> {
         }
         let objects = match step_effect(step, program) {
             Ok(StepEffect::LoadThrough { objects, .. } | StepEffect::StoreThrough { objects, .. }) => objects,
+            // A library function may read any address-taken variable.
+            Ok(StepEffect::Library { .. }) => program
+                .address_taken()
+                .map(|var| Typed {
+                    var,
+                    ty: program.variable(var).ty,
+                })
+                .collect(),
             _ => return None,
         };
         let recursive_local = |o: &Typed| match program.variables.get(o.var.index()).map(|v| v.scope) {

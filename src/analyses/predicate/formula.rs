@@ -878,6 +878,32 @@ impl PathFormula {
                     next.ssa.bump(t.var);
                 }
             }
+            StepEffect::Library {
+                function,
+                args,
+                result,
+                may_write,
+            } => match super::library::encode(program, &mut enc, &self.ssa, function, args) {
+                Some(encoded) => {
+                    conjuncts.extend(encoded.conjuncts);
+                    let writes = super::library::write_equations(&encoded.writes, &self.ssa, program, |v| {
+                        next.ssa.bump(v)
+                    });
+                    conjuncts.extend(writes);
+                    match (result, encoded.result) {
+                        (Some(r), Some(v)) => conjuncts.push(next.assign(r, v)),
+                        (Some(r), None) => {
+                            next.ssa.bump(r.var);
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    for t in result.into_iter().chain(may_write) {
+                        next.ssa.bump(t.var);
+                    }
+                }
+            },
             StepEffect::LoadThrough {
                 target,
                 address,
@@ -911,6 +937,11 @@ impl PathFormula {
                     let Some((hit, index)) = object_hit(program, *o, &at) else {
                         continue;
                     };
+                    if program.variable(o.var).read_only {
+                        // A write into a string literal.
+                        enc.undefined.push(hit);
+                        continue;
+                    }
                     match index {
                         None => {
                             let old = var_term(o.var, o.ty, self.ssa.get(o.var));
@@ -1213,6 +1244,7 @@ mod tests {
                     scope: Scope::Global,
                     initial: 0,
                     temporary: false,
+                    read_only: false,
                     array: None,
                     address: None,
                 })

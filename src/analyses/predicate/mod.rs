@@ -33,6 +33,7 @@ pub mod cpa;
 pub mod formula;
 pub mod generalise;
 pub mod ieee;
+pub mod library;
 pub mod proof;
 pub mod refinement;
 pub mod solver;

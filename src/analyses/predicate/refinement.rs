@@ -584,7 +584,13 @@ impl Wp<'_> {
                 Operation::Declare { var, init: None } => self.havoc(*var),
                 // Memory is not modelled: a loaded value is unconstrained.
                 Operation::Load { lhs, .. } => self.havoc(*lhs),
-                Operation::Nondet { lhs: Some(var), .. } => self.havoc(*var),
+                Operation::Nondet { lhs: Some(var), .. }
+                | Operation::Library {
+                    result: Some(var), ..
+                }
+                | Operation::External {
+                    result: Some(var), ..
+                } => self.havoc(*var),
                 Operation::Assume { cond, branch } if keep => {
                     let c = if *branch {
                         cond.clone()

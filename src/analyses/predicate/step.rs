@@ -7,6 +7,7 @@
 
 use super::formula::EncodeError;
 use crate::cfa::expr::Expr;
+use crate::cfa::library::LibFunction;
 use crate::cfa::types::IntType;
 use crate::cfa::{FuncId, Operation, Program, VarId};
 use crate::cpa::Step;
@@ -43,7 +44,8 @@ pub enum StepEffect<'p> {
         index: &'p [Expr],
         value: &'p Expr,
     },
-    /// Every target gets an arbitrary value of its type: a new heap block's address.
+    /// Every target gets an arbitrary value of its type: a new heap block's address, the
+    /// result of a function without a body.
     Havoc { targets: Vec<Typed> },
     /// `target = *(T *)address`, `T` the target's type: the address-taken variable (one of
     /// `objects`) or array element at `address` if there is one of `T`'s size, else any
@@ -61,6 +63,16 @@ pub enum StepEffect<'p> {
         address: &'p Expr,
         value: &'p Expr,
         objects: Vec<Typed>,
+    },
+    /// A C library function on `args` (converted to its parameter types), its result to
+    /// `result`; where an encoding does not model it exactly ([`super::library`]), the
+    /// result and every object it `may_write` (the address-taken variables; heap contents
+    /// are not tracked) get arbitrary values.
+    Library {
+        function: LibFunction,
+        args: &'p [Expr],
+        result: Option<Typed>,
+        may_write: Vec<Typed>,
     },
     /// A nondet value of type `ty`, stored converted into `target` if there is one.
     Nondet { target: Option<Typed>, ty: IntType },
@@ -166,6 +178,31 @@ pub fn step_effect(step: Step, program: &Program) -> Result<StepEffect<'_>, Enco
                 objects: program.address_taken().map(typed).collect::<Result<_, _>>()?,
             },
             Operation::Free { .. } => StepEffect::Nothing,
+            Operation::Library {
+                function,
+                args,
+                result,
+            } => {
+                let mut may_write = Vec::new();
+                if function.writes() {
+                    for v in program
+                        .address_taken()
+                        .filter(|&v| !program.variable(v).read_only)
+                    {
+                        may_write.push(typed(v)?);
+                    }
+                }
+                StepEffect::Library {
+                    function: *function,
+                    args,
+                    result: result.map(typed).transpose()?,
+                    may_write,
+                }
+            }
+            // The result of a function without a body: any value.
+            Operation::External { result, .. } => StepEffect::Havoc {
+                targets: result.map(typed).transpose()?.into_iter().collect(),
+            },
             Operation::Nondet { lhs, ty, .. } => StepEffect::Nondet {
                 target: lhs.map(typed).transpose()?,
                 ty: *ty,

@@ -175,6 +175,7 @@ impl Lowerer<'_> {
             scope: Scope::Local(fid),
             initial: 0,
             temporary: false,
+            read_only: false,
             address: None,
             array: Some(shape.clone()),
         });

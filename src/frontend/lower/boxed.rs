@@ -141,6 +141,7 @@ impl Lowerer<'_> {
             scope: Scope::Local(fid),
             initial: 0,
             temporary: true,
+            read_only: false,
             address: None,
             array: None,
         });

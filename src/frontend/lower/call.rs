@@ -50,21 +50,6 @@ impl Lowerer<'_> {
             _ => {}
         }
         let args = &c.node.arguments;
-        let finish = |l: &mut Self,
-                      val: Option<Expr>,
-                      pointee: Option<CType>,
-                      conv: Option<(VarId, IntType)>,
-                      tmp: Option<VarId>|
-         -> Result<Option<Val>> {
-            if let (Some((x, xty)), Some(t)) = (conv, tmp) {
-                let tty = l.variables[t.index()].ty;
-                l.emit(Operation::Assign {
-                    lhs: x,
-                    rhs: Expr::var(t, tty).cast(xty),
-                })?;
-            }
-            Ok(val.map(|e| Val { e, pointee }))
-        };
         match name.as_str() {
             "reach_error" | "__VERIFIER_error" => {
                 self.ignored_args(args)?;
@@ -159,48 +144,58 @@ impl Lowerer<'_> {
                 args: lowered,
                 result,
             })?;
-            return finish(self, val, ret.pointee(), conv, result);
+            return self.finish_call(val, ret.pointee(), conv, result);
         }
-        // No body: `__VERIFIER_nondet_*` and other externals.
-        let ret = match (&info, name.strip_prefix("__VERIFIER_nondet_")) {
-            (Some(i), _) if matches!(i.ret, CType::Int(_) | CType::Ptr(_)) => i.ret.clone(),
-            (_, Some(suffix)) => nondet_suffix_type(suffix, self.model)
+        // No body: `__VERIFIER_nondet_*` or an external function.
+        match name.strip_prefix("__VERIFIER_nondet_") {
+            Some(suffix) => self.nondet_call(&name, suffix, info.as_ref(), args, dest, at),
+            None => self.external_call(&name, info.as_ref(), args, dest, at),
+        }
+    }
+
+    /// The value of a call whose result the edge wrote into `tmp` (see [`Lowerer::dest_var`]),
+    /// converted into the destination variable if it has another type.
+    pub(super) fn finish_call(
+        &mut self,
+        val: Option<Expr>,
+        pointee: Option<CType>,
+        conv: Option<(VarId, IntType)>,
+        tmp: Option<VarId>,
+    ) -> Result<Option<Val>> {
+        if let (Some((x, xty)), Some(t)) = (conv, tmp) {
+            let tty = self.variables[t.index()].ty;
+            self.emit(Operation::Assign {
+                lhs: x,
+                rhs: Expr::var(t, tty).cast(xty),
+            })?;
+        }
+        Ok(val.map(|e| Val { e, pointee }))
+    }
+
+    /// `__VERIFIER_nondet_<suffix>()`: an input of its declared type (or of the type the
+    /// suffix names).
+    fn nondet_call(
+        &mut self,
+        name: &str,
+        suffix: &str,
+        info: Option<&FuncInfo>,
+        args: &[Node<Expression>],
+        dest: Dest,
+        at: usize,
+    ) -> Result<Option<Val>> {
+        let ret = match info {
+            Some(i) if matches!(i.ret, CType::Int(_) | CType::Ptr(_)) => i.ret.clone(),
+            _ => nondet_suffix_type(suffix, self.model)
                 .ok_or_else(|| self.unsupported(at, format!("unknown nondeterministic function `{name}`")))?,
-            (Some(i), None) => i.ret.clone(),
-            // An undeclared function is implicitly `int f()`.
-            (None, None) => CType::Int(IntType::INT),
         };
         self.ignored_args(args)?;
-        match &ret {
-            // A union's bytes: any value of its storage type.
-            CType::Int(_) | CType::Ptr(_) | CType::Union(_) => {
-                let ty = self.value_type(&ret, at)?;
-                let (lhs, val, conv) = self.dest_var(dest, ty)?;
-                self.emit(Operation::Nondet {
-                    lhs,
-                    ty,
-                    function: name,
-                })?;
-                finish(self, val, ret.pointee(), conv, lhs)
-            }
-            CType::Void => {
-                self.emit(Operation::Skip)?;
-                Ok(None)
-            }
-            CType::Array(..) => Err(self.malformed(at, "function returning an array")),
-            CType::Func(_) => Err(self.malformed(at, "function returning a function")),
-            CType::Struct(_) => Err(self.unsupported(at, "external function returning a struct")),
-            CType::Incomplete { .. } => {
-                Err(self.unsupported(at, "external function returning an incomplete type"))
-            }
-            CType::Unsupported(s) => {
-                if matches!(dest, Dest::Discard) {
-                    self.emit(Operation::Skip)?;
-                    Ok(None)
-                } else {
-                    Err(self.unsupported(at, s.clone()))
-                }
-            }
-        }
+        let ty = self.value_type(&ret, at)?;
+        let (lhs, val, conv) = self.dest_var(dest, ty)?;
+        self.emit(Operation::Nondet {
+            lhs,
+            ty,
+            function: name.to_string(),
+        })?;
+        self.finish_call(val, ret.pointee(), conv, lhs)
     }
 }

@@ -540,6 +540,7 @@ impl Lowerer<'_> {
             scope: Scope::Global,
             initial,
             temporary: false,
+            read_only: false,
             address: None,
             array,
         });
@@ -718,6 +719,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: true,
+                read_only: false,
                 array: None,
                 address: None,
             });
@@ -744,6 +746,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(id),
                 initial: 0,
                 temporary: false,
+                read_only: false,
                 address: None,
                 array: None,
             });
@@ -872,6 +875,7 @@ impl Lowerer<'_> {
                         scope: Scope::Local(fid),
                         initial: 0,
                         temporary: false,
+                        read_only: false,
                         address: None,
                         array: None,
                     });

@@ -99,7 +99,7 @@ impl Lowerer<'_> {
                     None => Err(self.unsupported(at, format!("character constant {s}"))),
                 },
             },
-            Expression::StringLiteral(_) => Err(self.unsupported(at, "string literal")),
+            Expression::StringLiteral(parts) => self.string_value(&parts.node, at).map(Some),
             Expression::GenericSelection(_) => Err(self.unsupported(at, "_Generic")),
             Expression::Member(m) => {
                 if let Expression::CompoundLiteral(literal) = &m.node.expression.node {
@@ -300,6 +300,7 @@ impl Lowerer<'_> {
                 Constant::Float(f) => CType::Int(self.float_constant(f, at)?.1),
             },
             Expression::Cast(c) => self.type_name(&c.node.type_name)?,
+            Expression::StringLiteral(parts) => self.string_type(&parts.node, at)?,
             Expression::Member(m) => {
                 let name = &m.node.identifier.node.name;
                 let base = match (self.type_of(&m.node.expression)?, &m.node.operator.node) {

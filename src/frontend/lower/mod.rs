@@ -17,18 +17,20 @@ mod boxed;
 mod call;
 mod decls;
 mod expr;
+mod external;
 mod function_pointer;
 mod placed;
 mod pointer;
 mod record;
 mod stmt;
+mod strings;
 mod union;
 
 use super::lines::LineMap;
 use super::nesting::MAX_NESTING;
 use super::parse::parse_bounded;
 use super::reach::{address_taken, initializer_names, reachable_definitions};
-use super::types::{character_constant, float_constant, integer_constant, ArrayLen, CType};
+use super::types::{character_constant, float_constant, integer_constant, string_literal, ArrayLen, CType};
 use super::{one_line, FrontendError};
 use crate::cfa::expr::{BinaryOp, Expr, UnaryOp};
 use crate::cfa::semantics;
@@ -252,6 +254,8 @@ struct Lowerer<'a> {
     boxed_globals: Vec<boxed::BoxedGlobal>,
     /// Flattened structs whose leaves are laid out as one object ([`placed`]).
     record_objects: Vec<crate::cfa::address::RecordObject>,
+    /// The array of each string literal used as a value, by its source offset ([`strings`]).
+    strings: HashMap<usize, VarId>,
 }
 
 /// Parses preprocessed C and lowers it into a finished [`Program`]. A named object found to
@@ -323,6 +327,7 @@ fn lower_with(
         declared_at: HashMap::new(),
         boxed_globals: Vec::new(),
         record_objects: Vec::new(),
+        strings: HashMap::new(),
     };
     let result = l.translation_unit(unit, name, hash);
     (result, l.box_requests)
@@ -523,6 +528,7 @@ impl<'a> Lowerer<'a> {
             scope,
             initial: 0,
             temporary: true,
+            read_only: false,
             address: None,
             array: None,
         }))

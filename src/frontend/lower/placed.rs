@@ -29,7 +29,6 @@ impl Lowerer<'_> {
         if leaves.iter().any(|v| self.variables[v.index()].address.is_some()) {
             return Ok(());
         }
-        if std::env::var("OLD").is_ok() { for v in &leaves { self.address_of_var(*v, at)?; } return Ok(()); }
         let mut offsets = Vec::with_capacity(leaves.len());
         if !self.leaf_offsets(t, 0, &mut offsets, at)? {
             return Err(self.request_box(first, at, "address of a member of an array of structs"));

@@ -240,6 +240,15 @@ impl Lowerer<'_> {
             // `&f`, `&*fp`: the function's address.
             return self.rvalue(e);
         }
+        if let Expression::StringLiteral(parts) = &e.node {
+            // `&"ab"`: the literal's array (the C emitter writes string literals so).
+            let array = self.string_type(&parts.node, at)?;
+            let value = self.string_value(&parts.node, at)?;
+            return Ok(Val {
+                e: value.e,
+                pointee: Some(array),
+            });
+        }
         if let Expression::Identifier(id) = &e.node {
             if let Some(Sym::Var(v, t)) = self.lookup(&id.node.name).cloned() {
                 self.check_extern(v, at)?;

@@ -411,6 +411,7 @@ impl Lowerer<'_> {
                 scope: Scope::Local(fid),
                 initial: 0,
                 temporary: false,
+                read_only: false,
                 address: None,
                 array: array.clone(),
             }));
@@ -581,6 +582,7 @@ impl Lowerer<'_> {
                 scope: Scope::Global,
                 initial,
                 temporary: false,
+                read_only: false,
                 array: shape,
                 address: None,
             });
