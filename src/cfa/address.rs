@@ -98,6 +98,8 @@ pub fn variable_size(program: &Program, var: VarId) -> Option<u64> {
 pub struct StaticObjects {
     /// (start, size, variable), sorted by start.
     objects: Vec<(u64, u64, VarId)>,
+    /// (start, size) of every [`RecordObject`], sorted by start.
+    records: Vec<(u64, u64)>,
     /// The addresses of the functions whose address the program takes.
     functions: BTreeSet<u64>,
 }
@@ -123,7 +125,17 @@ impl StaticObjects {
                 })
             });
         }
-        StaticObjects { objects, functions }
+        let mut records: Vec<(u64, u64)> = program
+            .record_objects
+            .iter()
+            .filter_map(|o| Some((program.variable(*o.members.first()?).address?, o.size)))
+            .collect();
+        records.sort_unstable();
+        StaticObjects {
+            objects,
+            functions,
+            records,
+        }
     }
 
     /// True if `address` is the address of a function (which has no storage).
@@ -148,6 +160,19 @@ impl StaticObjects {
         let &(start, size, var) = self.objects.get(i.checked_sub(1)?)?;
         let offset = address - start;
         (offset <= size).then_some((var, offset, size))
+    }
+
+    /// What an access of `len` bytes at `address` that is not inside one variable reaches, if
+    /// it lies inside a struct whose leaves are laid out as one object ([`RecordObject`]):
+    /// several members, or padding. C allows that (through `char`, say), and Baton does not
+    /// model a struct's bytes, so such an access is unmodelled rather than undefined.
+    pub fn across_members(&self, address: u64, len: u64) -> Option<String> {
+        let i = self.records.partition_point(|r| r.0 <= address);
+        let &(start, size) = self.records.get(i.checked_sub(1)?)?;
+        let end = address.checked_add(len)?;
+        (end <= start.checked_add(size)?).then(|| {
+            "access through a pointer across the members of a struct or into its padding".into()
+        })
     }
 }
 
