@@ -15,9 +15,8 @@ use baton::cfa::types::DataModel;
 use baton::cfa::Program;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use memory_programs::{assert_errors, assert_sound, have_gcc, run, verify};
+use memory_programs::{assert_errors, assert_sound, gcc_exits_7, have_gcc, run, verify};
 use std::path::Path;
-use std::process::Command;
 
 /// The structs the programs use: padding after `tag` and inside `in`, a `long long` member
 /// aligned differently in the two data models, an array member.
@@ -103,23 +102,7 @@ fn program(body: &str, model: DataModel) -> Program {
 fn gcc_reaches_error(body: &str, model: DataModel, dir: &Path) -> Option<bool> {
     let prelude = "#include <stdlib.h>\nint __VERIFIER_nondet_int(void) { return 1; }\n\
                    void __VERIFIER_assume(int c) { if (!c) exit(0); }\nvoid reach_error(void) { exit(7); }\n";
-    let source = dir.join("native.c");
-    let exe = dir.join("native");
-    std::fs::write(&source, format!("{prelude}{body}")).expect("write");
-    let built = Command::new("gcc")
-        .args([model.gcc_flag(), "-w", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&source)
-        .output()
-        .expect("gcc runs");
-    if !built.status.success() {
-        let err = String::from_utf8_lossy(&built.stderr);
-        assert!(model == DataModel::ILP32, "gcc failed: {err}\n{body}");
-        eprintln!("skipping {model} with gcc: {}", err.lines().next().unwrap_or(""));
-        return None;
-    }
-    let status = Command::new(&exe).status().expect("native program runs");
-    Some(status.code() == Some(7))
+    gcc_exits_7(&format!("{prelude}{body}"), model, &[], dir)
 }
 
 /// Every observation of the layout gives gcc's value: the interpreter ends both twins as gcc
@@ -214,7 +197,12 @@ fn accesses_across_members_are_unknown() {
         assert!(ending.to_string().contains("not modelled"), "{label}: {ending}");
         for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
             let outcome = verify(kind, &p);
-            assert_eq!(outcome.verdict, Verdict::Unknown, "{label}, {kind:?}: {}", outcome.reason);
+            assert_eq!(
+                outcome.verdict,
+                Verdict::Unknown,
+                "{label}, {kind:?}: {}",
+                outcome.reason
+            );
         }
     }
 }

@@ -170,9 +170,8 @@ impl StaticObjects {
         let i = self.records.partition_point(|r| r.0 <= address);
         let &(start, size) = self.records.get(i.checked_sub(1)?)?;
         let end = address.checked_add(len)?;
-        (end <= start.checked_add(size)?).then(|| {
-            "access through a pointer across the members of a struct or into its padding".into()
-        })
+        (end <= start.checked_add(size)?)
+            .then(|| "access through a pointer across the members of a struct or into its padding".into())
     }
 }
 

@@ -56,7 +56,13 @@ fn address_only_functions(program: &Program) -> BTreeSet<String> {
 fn fresh_identifier(raw: &str, used: &mut BTreeSet<String>) -> String {
     let base: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let mut name = base.clone();
     let mut n = 1;
@@ -108,7 +114,11 @@ impl CNames {
         let mut member_of = BTreeMap::new();
         for (k, o) in program.record_objects.iter().enumerate() {
             // The struct's own name: its leaves' names up to the member suffix.
-            let first = o.members.first().map(|&v| raw(program.variable(v))).unwrap_or_default();
+            let first = o
+                .members
+                .first()
+                .map(|&v| raw(program.variable(v)))
+                .unwrap_or_default();
             let root = first.split('.').next().unwrap_or_default();
             objects.push(fresh_identifier(&format!("{root}__obj"), &mut used));
             member_of.extend(o.members.iter().map(|&v| (v, k)));

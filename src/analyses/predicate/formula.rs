@@ -960,9 +960,9 @@ impl PathFormula {
                     let old = array_term(o.var, o.ty, self.ssa.get(o.var));
                     let new = array_term(o.var, o.ty, next.ssa.bump(o.var));
                     if let Some((hit, Some(i))) = hit {
-                        conjuncts.push(hit.implies(&new.eq(&old.store(&i, &v))));
+                        conjuncts.push(hit.implies(new.eq(old.store(&i, &v))));
                     }
-                    conjuncts.push(overlap.not().implies(&new.eq(&old)));
+                    conjuncts.push(overlap.not().implies(new.eq(&old)));
                 }
             }
             StepEffect::Uninitialized { target } => {

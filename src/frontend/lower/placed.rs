@@ -48,7 +48,10 @@ impl Lowerer<'_> {
         for (v, offset) in leaves.iter().zip(offsets) {
             self.variables[v.index()].address = Some(start + offset);
         }
-        self.record_objects.push(RecordObject { members: leaves, size });
+        self.record_objects.push(RecordObject {
+            members: leaves,
+            size,
+        });
         Ok(())
     }
 

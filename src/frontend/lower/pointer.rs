@@ -125,7 +125,9 @@ impl Lowerer<'_> {
                 }
                 OffsetMember::Index(e) => {
                     let CType::Array(elem, _) = t else {
-                        return Err(self.malformed(m.span.start, "subscripted value in offsetof is not an array"));
+                        return Err(
+                            self.malformed(m.span.start, "subscripted value in offsetof is not an array")
+                        );
                     };
                     let i = self.rvalue(e)?;
                     if i.pointee.is_some() {
