@@ -77,13 +77,7 @@ pub struct AnalysisOptions {
 impl AnalysisOptions {
     /// The limit of the `cpu-time` give-up (the smallest, if given twice), if there is one.
     pub fn cpu_time_limit(&self) -> Option<std::time::Duration> {
-        self.give_up
-            .iter()
-            .filter_map(|g| match g {
-                GiveUp::CpuTime(limit) => Some(*limit),
-                _ => None,
-            })
-            .min()
+        crate::cpa::monitor::cpu_time_limit(&self.give_up)
     }
 
     /// The limit of the `memory` give-up (the smallest, if given twice), else the default

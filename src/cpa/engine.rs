@@ -4,7 +4,9 @@
 use super::arg::{Arg, ArgNode, Children, GuideStates, NodeId, NodeStatus};
 use super::budget::{default_memory_limit, finishing_reserve, CpuDeadline};
 use super::control::ControlState;
-use super::monitor::{process_cpu_time, resident_memory, GiveUp, StepInfo, DEFAULT_RECURSION_DEPTH};
+use super::monitor::{
+    cpu_time_limit, process_cpu_time, resident_memory, GiveUp, StepInfo, DEFAULT_RECURSION_DEPTH,
+};
 use super::{Cpa, Step, Transfer};
 use crate::cfa::{Operation, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -242,14 +244,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// When the CPU time of the (smallest) `cpu-time` give-up runs out, counted from the
     /// engine's creation, condition included; `None` without that give-up.
     pub fn cpu_deadline(&self) -> Option<CpuDeadline> {
-        let limit = self
-            .give_up
-            .iter()
-            .filter_map(|g| match g {
-                GiveUp::CpuTime(limit) => Some(*limit),
-                _ => None,
-            })
-            .min()?;
+        let limit = cpu_time_limit(&self.give_up)?;
         Some(CpuDeadline::at(self.cpu_at_start.saturating_add(limit)))
     }
 
@@ -358,7 +353,11 @@ impl<'p, C: Cpa> Engine<'p, C> {
             let hit = match g {
                 GiveUp::ReachedStates(n) => self.reached_count >= n,
                 // Stops early by the time building and writing the condition will take.
-                GiveUp::CpuTime(_) if check_slow => self.stop_deadline().is_some_and(CpuDeadline::passed),
+                // The deadline is the smallest limit's, which is the one named.
+                GiveUp::CpuTime(limit) if check_slow => {
+                    Some(limit) == cpu_time_limit(&self.give_up)
+                        && self.stop_deadline().is_some_and(CpuDeadline::passed)
+                }
                 GiveUp::Memory(limit) if check_slow => resident_memory().is_some_and(|m| m >= limit),
                 _ => false,
             };

@@ -48,6 +48,18 @@ pub enum GiveUp {
     PathFormulaSize(u64),
 }
 
+/// The limit of the `cpu-time` give-up among `give_up` (the smallest, if given more than once:
+/// a flow adds its budget's to a stage's own), if there is one.
+pub fn cpu_time_limit(give_up: &[GiveUp]) -> Option<Duration> {
+    give_up
+        .iter()
+        .filter_map(|g| match g {
+            GiveUp::CpuTime(limit) => Some(*limit),
+            _ => None,
+        })
+        .min()
+}
+
 /// A malformed `--give-up` argument.
 #[derive(Debug, Clone, Error)]
 #[error("invalid give-up condition `{text}`: {reason}")]
