@@ -18,8 +18,9 @@
 //! (tests/support/cgen_structs.rs) checks structs: member access, copies, initialisers and
 //! `sizeof` with gcc's padding. A fourth (tests/support/cgen_pointers.rs) checks pointers and
 //! the heap: addresses of variables, elements and members, pointer arithmetic, differences
-//! and comparisons, pointers to pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free`
-//! and linked lists. A fifth (tests/support/cgen_library.rs) checks the C library functions
+//! and comparisons (also of member addresses, which show the layout of structs), pointers to
+//! pointers, out-parameters, `malloc`/`calloc`/`realloc`/`free` and linked lists. A fifth
+//! (tests/support/cgen_library.rs) checks the C library functions
 //! Baton models: `memset`, `memcpy`, `memmove`, `memcmp` over arrays, structs and heap blocks,
 //! and `strlen`, `strcmp`, `strncmp`, `strcpy`, `strncpy`, `strcat`, `strchr` on strings.
 //!
@@ -505,7 +506,8 @@ fn interpreter_agrees_with_gcc_on_pointer_programs() {
         eprintln!(
             "{n} pointer programs: {} with a linked list, {} realloc, {} pointers to pointers, \
              {} pointers to a whole local struct, {} a decayed array of structs, {} struct copies \
-             through pointers, {} decayed rows, {} decayed variable-length arrays",
+             through pointers, {} decayed rows, {} decayed variable-length arrays, {} member \
+             address differences, {} offsetof",
             with("*head"),
             with("realloc("),
             with(" **pp"),
@@ -513,12 +515,16 @@ fn interpreter_agrees_with_gcc_on_pointer_programs() {
             with("*lp = la;"),
             with("= *r;"),
             with("_row)[3]"),
-            with("int vl")
+            with("int vl"),
+            with(" - (char *) &"),
+            with("__builtin_offsetof")
         );
         // The generator keeps exercising lists, realloc, pointers to pointers and named
         // structs in memory.
         assert!(n < 20 || (with("*head") * 3 > n && with("realloc(") * 5 > n && with(" **pp") * 3 > n));
         assert!(n < 20 || (with("*sp = &s;") * 4 > n && with("*lp = la;") * 4 > n && with("int vl") * 5 > n));
+        // And the layout of structs seen through member addresses.
+        assert!(n < 20 || (with(" - (char *) &") * 2 > n && with("__builtin_offsetof") * 4 > n));
     }
 }
 

@@ -20,7 +20,7 @@ use baton::cfa::Program;
 use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use memory_programs::{assert_sound, gcc_compiles, have_gcc};
+use memory_programs::{assert_sound, gcc_compiles, gcc_exits_7, have_gcc};
 use std::path::Path;
 use std::process::Command;
 
@@ -181,31 +181,8 @@ fn gcc_reaches_error(body: &str, model: DataModel, inputs: &[i128], dir: &Path) 
         values.join(", ")
     };
     let text = format!("{}{body}\n", GCC_PRELUDE.replace("INPUTS", &values));
-    let source = dir.join("native.c");
-    let exe = dir.join("native");
-    std::fs::write(&source, text).expect("write");
-    let built = Command::new("gcc")
-        .args([
-            model.gcc_flag(),
-            "-w",
-            "-O0",
-            "-msse2",
-            "-mfpmath=sse",
-            "-fexcess-precision=standard",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg(&source)
-        .output()
-        .expect("gcc runs");
-    if !built.status.success() {
-        let err = String::from_utf8_lossy(&built.stderr);
-        assert!(model == DataModel::ILP32, "gcc failed: {err}");
-        eprintln!("skipping {model} with gcc: {}", err.lines().next().unwrap_or(""));
-        return None;
-    }
-    let status = Command::new(&exe).status().expect("native program runs");
-    Some(status.code() == Some(7))
+    let flags = ["-msse2", "-mfpmath=sse", "-fexcess-precision=standard"];
+    gcc_exits_7(&text, model, &flags, dir)
 }
 
 /// The deterministic programs end as they end with gcc, and the explicit analysis decides

@@ -23,13 +23,19 @@
 //!
 //! A struct in a heap block has no variables of its own: its members are the block's bytes at
 //! the offsets of gcc's layout ([`super::memory::record_layout`]), which the frontend adds to
-//! the block's address. A named struct is flattened into one variable per member, so only
-//! addresses of its members are taken; a named struct (or array of structs, or variable-length
-//! array) whose address is taken as a whole is a block of its own instead
-//! ([`super::AllocKind::Automatic`], made by its declaration), with the same layout.
+//! the block's address. A named struct is flattened into one variable per scalar member (its
+//! *leaves*); when the program takes the address of one of them, every leaf is placed at its
+//! offset in gcc's layout inside one object ([`RecordObject`]), so differences, comparisons
+//! and arithmetic between member addresses (`(char *)&r.b - (char *)&r.a`,
+//! `(char *)&r.a + 4`) give gcc's values. A named struct (or array of structs, or
+//! variable-length array) whose address is taken as a whole, or an array of structs one of
+//! whose members' address is taken (its leaves are arrays over the elements, not gcc's
+//! layout), is a block of its own instead ([`super::AllocKind::Automatic`], made by its
+//! declaration), with the same layout.
 
 use super::types::IntType;
 use super::{Program, VarId};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The address of the first static object.
@@ -40,6 +46,17 @@ pub const HEAP_BASE: u64 = 0x4000_0000;
 pub const OBJECT_ALIGN: u64 = 16;
 /// The fewest bytes between one object's end and the next one's start.
 pub const OBJECT_GAP: u64 = 16;
+
+/// The leaves of a flattened struct variable laid out as one object: each leaf's
+/// [`Variable::address`](super::Variable) is the object's start plus the leaf's offset in
+/// gcc's layout of the struct. The C emitter declares them as one C struct with that layout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordObject {
+    /// The leaves in declaration order (the first one at offset 0).
+    pub members: Vec<VarId>,
+    /// `sizeof` the struct.
+    pub size: u64,
+}
 
 /// The object an address points into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,6 +98,8 @@ pub fn variable_size(program: &Program, var: VarId) -> Option<u64> {
 pub struct StaticObjects {
     /// (start, size, variable), sorted by start.
     objects: Vec<(u64, u64, VarId)>,
+    /// (start, size) of every [`RecordObject`], sorted by start.
+    records: Vec<(u64, u64)>,
     /// The addresses of the functions whose address the program takes.
     functions: BTreeSet<u64>,
 }
@@ -106,7 +125,17 @@ impl StaticObjects {
                 })
             });
         }
-        StaticObjects { objects, functions }
+        let mut records: Vec<(u64, u64)> = program
+            .record_objects
+            .iter()
+            .filter_map(|o| Some((program.variable(*o.members.first()?).address?, o.size)))
+            .collect();
+        records.sort_unstable();
+        StaticObjects {
+            objects,
+            functions,
+            records,
+        }
     }
 
     /// True if `address` is the address of a function (which has no storage).
@@ -131,6 +160,18 @@ impl StaticObjects {
         let &(start, size, var) = self.objects.get(i.checked_sub(1)?)?;
         let offset = address - start;
         (offset <= size).then_some((var, offset, size))
+    }
+
+    /// What an access of `len` bytes at `address` that is not inside one variable reaches, if
+    /// it lies inside a struct whose leaves are laid out as one object ([`RecordObject`]):
+    /// several members, or padding. C allows that (through `char`, say), and Baton does not
+    /// model a struct's bytes, so such an access is unmodelled rather than undefined.
+    pub fn across_members(&self, address: u64, len: u64) -> Option<String> {
+        let i = self.records.partition_point(|r| r.0 <= address);
+        let &(start, size) = self.records.get(i.checked_sub(1)?)?;
+        let end = address.checked_add(len)?;
+        (end <= start.checked_add(size)?)
+            .then(|| "access through a pointer across the members of a struct or into its padding".into())
     }
 }
 

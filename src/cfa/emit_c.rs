@@ -16,8 +16,12 @@
 //!
 //! Pointers are values of the unsigned integer type of pointer width, as in the CFA
 //! ([`super::address`]): `&x` is `((unsigned int)&x)`, a read through a pointer
-//! `*(int *)(p)`, and heap blocks come from the C library's functions.
+//! `*(int *)(p)`, and heap blocks come from the C library's functions. The leaves of a struct
+//! whose members' addresses are taken ([`RecordObject`]) are the members of one C struct
+//! variable, with padding members where gcc pads the original struct, so the emitted program
+//! lays them out as the original does: `&r.value` is `((unsigned int)&r__obj.r_value)`.
 
+use super::address::{variable_size, RecordObject};
 use super::expr::{Expr, ExprKind};
 use super::library::OUTPUT_FUNCTIONS;
 use super::memory::Extent;
@@ -48,50 +52,98 @@ fn address_only_functions(program: &Program) -> BTreeSet<String> {
     names
 }
 
-/// C identifiers for every variable: unique, valid, and not clashing with functions.
-fn variable_names(program: &Program) -> Vec<String> {
-    let mut used: BTreeSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
-    used.extend(address_only_functions(program));
-    let mut names = Vec::with_capacity(program.variables.len());
-    for v in &program.variables {
-        // A string literal is written as the literal.
-        if v.read_only {
-            names.push(string_literal(v));
-            continue;
-        }
-        // A global keeps its source name; a struct's leaf (`s.n`) becomes `s_n`.
-        let raw = if v.scope == Scope::Global {
-            &v.source_name
-        } else {
-            &v.name
+/// A C identifier made of `raw` (a struct's leaf `s.n` becomes `s_n`), unique among `used`.
+fn fresh_identifier(raw: &str, used: &mut BTreeSet<String>) -> String {
+    let base: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut name = base.clone();
+    let mut n = 1;
+    while used.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    used.insert(name.clone());
+    name
+}
+
+/// The C names of the variables: unique, valid, and not clashing with functions. The leaves
+/// of a [`RecordObject`] are members of one C struct variable that has gcc's layout of the
+/// original struct, so their addresses keep the offsets the program may observe.
+struct CNames {
+    /// Per variable: its identifier (a member name for a leaf of a record object).
+    vars: Vec<String>,
+    /// Per record object: the identifier of its C struct variable.
+    objects: Vec<String>,
+    /// The record object a variable is a member of.
+    member_of: BTreeMap<VarId, usize>,
+}
+
+impl CNames {
+    fn of(program: &Program) -> CNames {
+        let mut used: BTreeSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
+        used.extend(address_only_functions(program));
+        // A global keeps its source name.
+        let raw = |v: &super::Variable| {
+            if v.scope == Scope::Global {
+                v.source_name.clone()
+            } else {
+                v.name.clone()
+            }
         };
-        let base: String = raw
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
+        // A string literal is written as the literal.
+        let vars = program
+            .variables
+            .iter()
+            .map(|v| {
+                if v.read_only {
+                    string_literal(v)
                 } else {
-                    '_'
+                    fresh_identifier(&raw(v), &mut used)
                 }
             })
             .collect();
-        let mut name = base.clone();
-        let mut n = 1;
-        while used.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
+        let mut objects = Vec::with_capacity(program.record_objects.len());
+        let mut member_of = BTreeMap::new();
+        for (k, o) in program.record_objects.iter().enumerate() {
+            // The struct's own name: its leaves' names up to the member suffix.
+            let first = o
+                .members
+                .first()
+                .map(|&v| raw(program.variable(v)))
+                .unwrap_or_default();
+            let root = first.split('.').next().unwrap_or_default();
+            objects.push(fresh_identifier(&format!("{root}__obj"), &mut used));
+            member_of.extend(o.members.iter().map(|&v| (v, k)));
         }
-        used.insert(name.clone());
-        names.push(name);
+        CNames {
+            vars,
+            objects,
+            member_of,
+        }
     }
-    names
+
+    /// The C lvalue naming variable `v`.
+    fn name(&self, v: VarId) -> String {
+        match self.member_of.get(&v) {
+            Some(&k) => format!("{}.{}", self.objects[k], self.vars[v.index()]),
+            None => self.vars[v.index()].clone(),
+        }
+    }
 }
 
 /// Renders the program as C.
 pub fn emit_c(program: &Program) -> String {
     let model = program.data_model;
-    let names = variable_names(program);
-    let name = |v: VarId| names[v.index()].clone();
+    let names = CNames::of(program);
+    let name = |v: VarId| names.name(v);
     let expr = |e: &super::expr::Expr| {
         let mut s = String::new();
         e.write_c(&mut s, model, &name);
@@ -176,31 +228,67 @@ pub fn emit_c(program: &Program) -> String {
         );
     }
     out.push('\n');
-    for (id, v) in program.globals().filter(|(_, v)| !v.read_only) {
-        match &v.array {
-            None => {
-                let _ = writeln!(
-                    out,
-                    "{} {} = {};",
-                    v.ty.c_name(model),
-                    name(id),
-                    expr(&Expr::constant(v.initial, v.ty))
-                );
-            }
+    // `T x` or `T x[n]` for a variable of constant size called `id`.
+    let declarator = |v: VarId, id: &str| {
+        let var = program.variable(v);
+        let ty = var.ty.c_name(model);
+        match &var.array {
+            None => format!("{ty} {id}"),
+            Some(_) => format!("{ty} {id}[{}]", count(v)),
+        }
+    };
+    // The static initial value of a global.
+    let initial = |v: VarId| {
+        let var = program.variable(v);
+        match &var.array {
+            None => expr(&Expr::constant(var.initial, var.ty)),
             Some(shape) => {
                 let elements: Vec<String> = shape
                     .initial
                     .iter()
-                    .map(|&(at, x)| format!("[{at}] = {}", expr(&Expr::constant(x, v.ty))))
+                    .map(|&(at, x)| format!("[{at}] = {}", expr(&Expr::constant(x, var.ty))))
                     .collect();
-                let _ = writeln!(
-                    out,
-                    "{} {}[{}] = {{ {} }};",
-                    v.ty.c_name(model),
-                    name(id),
-                    count(id),
-                    elements.join(", ")
-                );
+                format!("{{ {} }}", elements.join(", "))
+            }
+        }
+    };
+    // The C struct variable of record object `k`: every leaf at its offset (padding between
+    // them), with the leaves' initial values for a global.
+    let object_declaration = |k: usize, with_initial: bool| {
+        let o: &RecordObject = &program.record_objects[k];
+        let address = |v: VarId| program.variable(v).address.unwrap_or(0);
+        let start = o.members.first().map_or(0, |&v| address(v));
+        let (mut fields, mut initials, mut end) = (String::new(), Vec::new(), 0);
+        for (i, &v) in o.members.iter().enumerate() {
+            let offset = address(v).saturating_sub(start);
+            if offset > end {
+                let _ = write!(fields, "unsigned char __baton_pad{i}[{}]; ", offset - end);
+            }
+            let field = &names.vars[v.index()];
+            let _ = write!(fields, "{}; ", declarator(v, field));
+            initials.push(format!(".{field} = {}", initial(v)));
+            end = offset.saturating_add(variable_size(program, v).unwrap_or(0));
+        }
+        if o.size > end {
+            let _ = write!(fields, "unsigned char __baton_pad_end[{}]; ", o.size - end);
+        }
+        let init = if with_initial {
+            format!(" = {{ {} }}", initials.join(", "))
+        } else {
+            String::new()
+        };
+        format!("struct {{ {fields}}} {}{init};", names.objects[k])
+    };
+    let mut declared_objects = BTreeSet::new();
+    for (id, _) in program.globals().filter(|(_, v)| !v.read_only) {
+        match names.member_of.get(&id) {
+            Some(&k) => {
+                if declared_objects.insert(k) {
+                    let _ = writeln!(out, "{}", object_declaration(k, true));
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{} = {};", declarator(id, &name(id)), initial(id));
             }
         }
     }
@@ -252,15 +340,20 @@ pub fn emit_c(program: &Program) -> String {
                 locals.insert(rv);
             }
         }
+        let mut declared_objects = BTreeSet::new();
         for &v in &locals {
             let var = program.variable(v);
-            let ty = var.ty.c_name(model);
-            let _ = match &var.array {
-                None => writeln!(out, "  {ty} {};", name(v)),
-                Some(shape) if shape.fixed_extents().is_some() => {
-                    writeln!(out, "  {ty} {}[{}];", name(v), count(v))
+            let _ = match (names.member_of.get(&v), &var.array) {
+                (Some(&k), _) => {
+                    if declared_objects.insert(k) {
+                        let _ = writeln!(out, "  {}", object_declaration(k, false));
+                    }
+                    continue;
                 }
-                Some(_) => writeln!(out, "  {ty} *{};", name(v)),
+                (None, Some(shape)) if shape.fixed_extents().is_none() => {
+                    writeln!(out, "  {} *{};", var.ty.c_name(model), name(v))
+                }
+                (None, _) => writeln!(out, "  {};", declarator(v, &name(v))),
             };
         }
         let label = location_label;

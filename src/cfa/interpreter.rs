@@ -392,7 +392,15 @@ impl Run<'_> {
         if a >= HEAP_BASE {
             return Ok(Region::Heap);
         }
-        let (var, offset, size) = self.statics.find(a).ok_or(UndefinedBehavior::InvalidPointer)?;
+        // Outside every variable: undefined, unless inside a struct laid out as one object.
+        let outside = |ub: UndefinedBehavior| match self.statics.across_members(a, len) {
+            Some(what) => Fault::Unmodelled(what),
+            None => ub.into(),
+        };
+        let (var, offset, size) = self
+            .statics
+            .find(a)
+            .ok_or_else(|| outside(UndefinedBehavior::InvalidPointer))?;
         if let super::Scope::Local(f) = self.program.variable(var).scope {
             match self.active[f.index()] {
                 0 => return Err(UndefinedBehavior::DanglingPointer.into()),
@@ -405,7 +413,7 @@ impl Run<'_> {
             }
         }
         if offset.checked_add(len).is_none_or(|end| end > size) {
-            return Err(UndefinedBehavior::PointerOutOfBounds.into());
+            return Err(outside(UndefinedBehavior::PointerOutOfBounds));
         }
         Ok(Region::Var { var, offset, size })
     }
@@ -1060,6 +1068,7 @@ mod tests {
                     data_model: DataModel::ILP32,
                     signed_overflow: Default::default(),
                     variables: Vec::new(),
+                    record_objects: Vec::new(),
                     functions: Vec::new(),
                     locations: Vec::new(),
                     edges: Vec::new(),

@@ -473,6 +473,9 @@ pub struct Program {
     #[serde(default)]
     pub signed_overflow: SignedOverflow,
     pub variables: Vec<Variable>,
+    /// Flattened structs whose leaves are laid out as one object (see [`address`]).
+    #[serde(default)]
+    pub record_objects: Vec<address::RecordObject>,
     pub functions: Vec<Function>,
     pub locations: Vec<Location>,
     pub edges: Vec<Edge>,

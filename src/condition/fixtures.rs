@@ -181,6 +181,7 @@ pub fn program() -> Program {
             var("main::x", "x", Scope::Local(main)),
             var("f::a", "a", Scope::Local(f)),
         ],
+        record_objects: Vec::new(),
         functions: vec![
             Function {
                 name: "main".into(),

@@ -882,6 +882,7 @@ impl<'p> ResidualBuilder<'p> {
             data_model: original.data_model,
             signed_overflow: original.signed_overflow,
             variables,
+            record_objects: original.record_objects.clone(),
             functions: std::iter::once(function)
                 .chain(self.copied.into_iter().flatten())
                 .collect(),

@@ -31,13 +31,16 @@
 //! row of a two-dimensional array decaying (`m[r]`, `*(m + r)`, through `int (*row)[3]`); a
 //! variable-length array decaying.
 //!
+//! The layout of `struct rec` seen through member addresses (`src/frontend/lower/placed.rs`):
+//! byte differences, comparisons and equality of member addresses of one struct (flattened,
+//! in memory or on the heap) and of different elements of the array of structs, a member read
+//! through arithmetic from another member's address, member addresses as integers, and
+//! `__builtin_offsetof`.
+//!
 //! Left out because Baton does not model it (`unsupported` with its line): growing a `calloc`
 //! block with `realloc` (its new bytes are indeterminate, the old ones zero). Left out as well:
-//! relational comparison of pointers to members of *different* elements of an array of
-//! structs (Baton keeps each member in its own array over the elements, so
-//! `&la[1].a < &la[0].b` is not C's answer; members of one struct or one element compare as
-//! in C), and equality of a pointer one past the end of an object with a pointer into another
-//! object (C lets it be true, gcc may place the objects next to each other; Baton never does).
+//! equality of a pointer one past the end of an object with a pointer into another object (C
+//! lets it be true, gcc may place the objects next to each other; Baton never does).
 
 use super::cgen::{GenProgram, Rng, NONDETS};
 
@@ -98,6 +101,8 @@ struct PointerGen {
     pps: Vec<(String, usize)>,
     /// Heap blocks to free at the end.
     frees: Vec<String>,
+    /// Ways to name a `struct rec` object (`s.`, `la[1].`, `sp->`, `r->`, ...).
+    roots: Vec<String>,
 }
 
 impl PointerGen {
@@ -507,8 +512,8 @@ impl PointerGen {
                     .collect();
                 // Pointers into members of one struct (never one past a member's end, which
                 // may be the next member's address in gcc) compare by declaration order.
-                // Members of different elements of an array of structs are left out: Baton
-                // keeps each member in its own array over the elements.
+                // (Members of different elements of the array of structs are compared in
+                // `member_layout`.)
                 let members: Vec<(usize, usize)> = (0..self.ptrs.len())
                     .flat_map(|i| (0..self.ptrs.len()).map(move |j| (i, j)))
                     .filter(|&(i, j)| {
@@ -675,6 +680,44 @@ impl PointerGen {
         }
     }
 
+    /// Statements that see the layout of `struct rec` through member addresses: byte
+    /// differences, relational comparisons and equality of member addresses within one
+    /// struct and across the elements of the array of structs, a member read through
+    /// arithmetic from another member's address, member addresses converted to integers, and
+    /// `offsetof`.
+    fn member_layout(&mut self) {
+        const MEMBERS: &[&str] = &["a", "b", "arr[0]", "arr[1]", "arr[2]", "link"];
+        const OPS: &[&str] = &["<", "<=", ">", ">=", "==", "!="];
+        let p = self.p.clone();
+        let (t0, t1) = (self.c(self.types[0]), self.c(self.types[self.types.len() - 1]));
+        for _ in 0..1 + self.rng.below(4) {
+            let r = self.rng.pick(&self.roots).clone();
+            let (m, n) = (*self.rng.pick(MEMBERS), *self.rng.pick(MEMBERS));
+            let (i, j) = (self.rng.below(2), self.rng.below(2));
+            let op = *self.rng.pick(OPS);
+            let k = self.rng.below(3);
+            let line = match self.rng.below(7) {
+                0 => format!("acc = acc * 31u + (unsigned int) ((char *) &{r}{m} - (char *) &{r}{n});"),
+                1 => format!("acc = acc * 31u + ((char *) &{r}{m} {op} (char *) &{r}{n});"),
+                2 => format!(
+                    "acc = acc * 31u + (unsigned int) ((char *) &la[{i}].{m} - (char *) &la[{j}].{n});"
+                ),
+                3 => format!("acc = acc * 31u + ((char *) &la[{i}].{m} {op} (char *) &la[{j}].{n});"),
+                4 => format!(
+                    "acc = acc * 31u + (unsigned int) *({t1} *) ((char *) &{r}a + ((char *) &{r}b - (char *) &{r}a));"
+                ),
+                5 => format!(
+                    "acc = acc * 31u + (unsigned int) *({t0} *) ((char *) &{r}b + ((char *) &{r}arr[{k}] - (char *) &{r}b));"
+                ),
+                _ => format!(
+                    "acc = acc * 31u + (unsigned int) ((unsigned long) &{r}{m} - (unsigned long) &{r}a) \
+                     + 7u * (unsigned int) __builtin_offsetof(struct {p}rec, {n});"
+                ),
+            };
+            self.line(line);
+        }
+    }
+
     /// A pointer to an element of type `ty` (never null, never one past the end).
     fn pointer_with_room(&mut self, ty: usize) -> (String, Target) {
         loop {
@@ -770,6 +813,7 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         ptrs: Vec::new(),
         pps: Vec::new(),
         frees: Vec::new(),
+        roots: Vec::new(),
     };
     for (suffix, ty) in NONDETS {
         g.lines
@@ -941,6 +985,10 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
     if g.rng.chance(60) {
         g.list();
     }
+    // Last, so that the programs before it stay those of earlier versions of the generator.
+    g.roots = roots;
+    g.roots.push("r->".into());
+    g.member_layout();
     // The hash: every element of every object, where pointers point, sizes.
     for o in 0..g.objs.len() {
         let (len, elem) = (g.objs[o].len, g.objs[o].at("i"));

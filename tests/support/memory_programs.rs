@@ -91,6 +91,31 @@ pub fn gcc_compiles(c: &str, name: &str, model: DataModel, dir: &Path) -> Result
     }
 }
 
+/// Whether the complete C program `text`, compiled by gcc for `model` (with `flags`) in `dir`
+/// and run, exits with 7 (the status its `reach_error` exits with); `None` if gcc cannot build
+/// for ILP32 (no gcc-multilib, printed).
+pub fn gcc_exits_7(text: &str, model: DataModel, flags: &[&str], dir: &Path) -> Option<bool> {
+    let source = dir.join("native.c");
+    let exe = dir.join("native");
+    std::fs::write(&source, text).expect("write");
+    let built = Command::new("gcc")
+        .args([model.gcc_flag(), "-w", "-O0"])
+        .args(flags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&source)
+        .output()
+        .expect("gcc runs");
+    if !built.status.success() {
+        let err = String::from_utf8_lossy(&built.stderr);
+        assert!(model == DataModel::ILP32, "gcc failed: {err}\n{text}");
+        eprintln!("skipping {model} with gcc: {}", err.lines().next().unwrap_or(""));
+        return None;
+    }
+    let status = Command::new(&exe).status().expect("native program runs");
+    Some(status.code() == Some(7))
+}
+
 /// Each program (file `e.c`, ILP32) is rejected with exactly the expected one-line error.
 pub fn assert_errors(cases: &[(&str, &str)]) {
     for &(text, expected) in cases {

@@ -529,6 +529,7 @@ mod tests {
             data_model: DataModel::ILP32,
             signed_overflow: SignedOverflow::Undefined,
             variables: vec![var("x", tx), var("y", ty)],
+            record_objects: Vec::new(),
             functions: Vec::new(),
             locations: Vec::new(),
             edges: Vec::new(),

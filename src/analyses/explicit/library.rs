@@ -63,7 +63,17 @@ impl StateMemory<'_, '_> {
         if address >= HEAP_BASE {
             return Ok(Range::Heap);
         }
-        let (var, offset, size) = statics.find(address).ok_or(UndefinedBehavior::InvalidPointer)?;
+        // Outside every variable: undefined, unless inside a struct laid out as one object.
+        let outside = |ub: UndefinedBehavior| match statics.across_members(address, len) {
+            Some(what) => {
+                *self.give_up.borrow_mut() = Some(what.clone());
+                Fault::Unmodelled(what)
+            }
+            None => ub.into(),
+        };
+        let (var, offset, size) = statics
+            .find(address)
+            .ok_or_else(|| outside(UndefinedBehavior::InvalidPointer))?;
         if let Scope::Local(f) = program.variable(var).scope {
             if recursive.get(f.index()).copied().unwrap_or(true) {
                 let why = "pointer to a local of a recursive function";
@@ -72,7 +82,7 @@ impl StateMemory<'_, '_> {
             }
         }
         if offset.checked_add(len).is_none_or(|end| end > size) {
-            return Err(UndefinedBehavior::PointerOutOfBounds.into());
+            return Err(outside(UndefinedBehavior::PointerOutOfBounds));
         }
         let v = program.variable(var);
         if v.array.is_some() && KnownArrays::tracked_extents(program, var).is_none() {

@@ -154,7 +154,9 @@ impl ExplicitCpa {
         self.recursive.get(func.index()).copied().unwrap_or(false)
     }
 
-    /// Drops values of the current function's locals that are dead at `loc`.
+    /// Drops values of the current function's locals that are dead at `loc`. An
+    /// address-taken local is kept: a read through a pointer may reach it, which liveness
+    /// (over the variables edges name) does not see.
     fn forget_dead(&self, state: &mut ExplicitState, loc: LocId, program: &Program) {
         let func = program.location(loc).func;
         let dead: Vec<VarId> = state
@@ -162,7 +164,10 @@ impl ExplicitCpa {
             .keys()
             .chain(state.signs.keys())
             .copied()
-            .filter(|&v| program.variable(v).scope == Scope::Local(func) && !self.liveness.is_live(loc, v))
+            .filter(|&v| {
+                let var = program.variable(v);
+                var.scope == Scope::Local(func) && var.address.is_none() && !self.liveness.is_live(loc, v)
+            })
             .collect();
         for v in dead {
             state.forget(&v);

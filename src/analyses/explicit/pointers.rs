@@ -57,8 +57,14 @@ fn place(address: i128, ty: IntType, objects: &Objects) -> Access<Place> {
     if address >= HEAP_BASE {
         return Access::Done(Place::Heap(address));
     }
+    // Outside every variable: undefined, unless inside a struct laid out as one object.
+    let len = u64::from(ty.size_bytes());
+    let outside = || match statics.across_members(address, len) {
+        Some(what) => Access::GiveUp(what),
+        None => Access::Undefined,
+    };
     let Some((var, offset, size)) = statics.find(address) else {
-        return Access::Undefined;
+        return outside();
     };
     let v = program.variable(var);
     if let Scope::Local(f) = v.scope {
@@ -66,11 +72,8 @@ fn place(address: i128, ty: IntType, objects: &Objects) -> Access<Place> {
             return Access::GiveUp("pointer to a local of a recursive function".into());
         }
     }
-    if offset
-        .checked_add(u64::from(ty.size_bytes()))
-        .is_none_or(|end| end > size)
-    {
-        return Access::Undefined;
+    if offset.checked_add(len).is_none_or(|end| end > size) {
+        return outside();
     }
     let Some(at) = element_at(offset, ty, v.ty, size) else {
         return Access::GiveUp(format!(

@@ -933,27 +933,36 @@ impl PathFormula {
             } => {
                 let at = enc.value(address);
                 let v = enc.value(value);
-                for o in objects.iter().filter(|o| o.ty.bits == value.ty.bits) {
-                    let Some((hit, index)) = object_hit(program, *o, &at) else {
+                let width = u64::from(value.ty.size_bytes());
+                for o in &objects {
+                    let Some(overlap) = object_overlap(program, *o, &at, width) else {
                         continue;
                     };
+                    // A store of one whole scalar or element of the object's type replaces
+                    // it; any other store into its bytes (a byte of an `int`, two members of
+                    // a struct at once) leaves it with an arbitrary value.
+                    let hit = object_hit(program, *o, &at).filter(|_| o.ty.bits == value.ty.bits);
                     if program.variable(o.var).read_only {
                         // A write into a string literal.
-                        enc.undefined.push(hit);
+                        enc.undefined.push(overlap);
                         continue;
                     }
-                    match index {
-                        None => {
-                            let old = var_term(o.var, o.ty, self.ssa.get(o.var));
-                            conjuncts.push(next.assign(*o, hit.ite(&v, &old)));
+                    if program.variable(o.var).array.is_none() {
+                        let old = var_term(o.var, o.ty, self.ssa.get(o.var));
+                        let partial = BV::new_const(fresh_name("partial"), u32::from(o.ty.bits));
+                        let mut new = overlap.ite(&partial, &old);
+                        if let Some((hit, _)) = hit {
+                            new = hit.ite(&v, &new);
                         }
-                        Some(i) => {
-                            let old = array_term(o.var, o.ty, self.ssa.get(o.var));
-                            let idx = next.ssa.bump(o.var);
-                            let new = hit.ite(&old.store(&i, &v), &old);
-                            conjuncts.push(array_term(o.var, o.ty, idx).eq(&new));
-                        }
+                        conjuncts.push(next.assign(*o, new));
+                        continue;
                     }
+                    let old = array_term(o.var, o.ty, self.ssa.get(o.var));
+                    let new = array_term(o.var, o.ty, next.ssa.bump(o.var));
+                    if let Some((hit, Some(i))) = hit {
+                        conjuncts.push(hit.implies(new.eq(old.store(&i, &v))));
+                    }
+                    conjuncts.push(overlap.not().implies(new.eq(&old)));
                 }
             }
             StepEffect::Uninitialized { target } => {
@@ -1142,6 +1151,17 @@ fn object_hit(program: &Program, object: Typed, at: &BV) -> Option<(Bool, Option
     Some((hit, Some(index)))
 }
 
+/// When a store of `width` bytes at `at` touches a byte of the address-taken `object`;
+/// `None` for an object without a static address or size.
+fn object_overlap(program: &Program, object: Typed, at: &BV, width: u64) -> Option<Bool> {
+    let start = program.variables.get(object.var.index())?.address?;
+    let size = crate::cfa::address::variable_size(program, object.var)?;
+    let bits = at.get_size();
+    let first = bv_const(i128::from(start.saturating_sub(width.saturating_sub(1))), bits);
+    let end = bv_const(i128::from(start.checked_add(size)?), bits);
+    Some(Bool::and(&[at.bvuge(&first), at.bvult(&end)]))
+}
+
 /// Nondet values that drive the concrete interpreter along `steps` (from program start), if
 /// there are any: the path formula (which excludes undefined behaviour) with the interpreter's
 /// choice for what C leaves open (uninitialised locals are 0), solved with Z3.
@@ -1249,6 +1269,7 @@ mod tests {
                     address: None,
                 })
                 .collect(),
+            record_objects: Vec::new(),
             functions: Vec::new(),
             locations: Vec::new(),
             edges: Vec::new(),

@@ -21,7 +21,6 @@
 use super::array::Place;
 use super::record::{leaf_count, SubObject};
 use super::*;
-use crate::cfa::memory::record_layout;
 use crate::cfa::semantics::UndefinedBehavior;
 use crate::cfa::AllocKind;
 
@@ -264,13 +263,8 @@ impl Lowerer<'_> {
     ) -> Result<()> {
         match t {
             CType::Struct(s) => {
-                let layouts = s
-                    .members
-                    .iter()
-                    .map(|(_, m)| self.layout_of(m, at))
-                    .collect::<Result<Vec<_>>>()?;
                 let mut leaf = leaf;
-                for ((_, m), off) in s.members.iter().zip(record_layout(&layouts).offsets) {
+                for ((_, m), off) in s.members.iter().zip(self.member_offsets(s, at)?) {
                     self.collect_cells(m, offset.saturating_add(off), leaf, index, out, at)?;
                     leaf += leaf_count(m);
                 }

@@ -225,7 +225,7 @@ impl Lowerer<'_> {
                 }
                 self.expr(last, used)
             }
-            Expression::OffsetOf(_) => Err(self.unsupported(at, "offsetof")),
+            Expression::OffsetOf(o) => self.offset_of(o, at).map(Some),
             Expression::VaArg(_) => Err(self.unsupported(at, "variadic arguments (va_arg)")),
             Expression::Statement(_) => Err(self.unsupported(at, "statement expression")),
         }
@@ -318,9 +318,10 @@ impl Lowerer<'_> {
                 };
                 member.ok_or_else(|| self.malformed(at, format!("no member `{name}`")))?
             }
-            Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => {
-                CType::Int(self.model.ulong())
-            }
+            Expression::SizeOfTy(_)
+            | Expression::SizeOfVal(_)
+            | Expression::AlignOf(_)
+            | Expression::OffsetOf(_) => CType::Int(self.model.ulong()),
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Negate => CType::Int(IntType::INT),
                 UnaryOperator::Address => CType::pointer_to(self.type_of(&u.node.operand)?),

@@ -19,6 +19,7 @@ mod decls;
 mod expr;
 mod external;
 mod function_pointer;
+mod placed;
 mod pointer;
 mod record;
 mod stmt;
@@ -251,6 +252,8 @@ struct Lowerer<'a> {
     declared_at: HashMap<VarId, usize>,
     /// File-scope objects living in memory: allocated when `main` starts.
     boxed_globals: Vec<boxed::BoxedGlobal>,
+    /// Flattened structs whose leaves are laid out as one object ([`placed`]).
+    record_objects: Vec<crate::cfa::address::RecordObject>,
     /// The array of each string literal used as a value, by its source offset ([`strings`]).
     strings: HashMap<usize, VarId>,
 }
@@ -323,6 +326,7 @@ fn lower_with(
         box_requests: BTreeSet::new(),
         declared_at: HashMap::new(),
         boxed_globals: Vec::new(),
+        record_objects: Vec::new(),
         strings: HashMap::new(),
     };
     let result = l.translation_unit(unit, name, hash);
@@ -632,6 +636,7 @@ impl Lowerer<'_> {
             data_model: self.model,
             signed_overflow: Default::default(),
             variables: std::mem::take(&mut self.variables),
+            record_objects: std::mem::take(&mut self.record_objects),
             functions,
             locations,
             edges,

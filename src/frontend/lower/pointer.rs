@@ -6,14 +6,14 @@
 //! [`Place::Deref`], read and written by `LoadPtr` and `StorePtr` edges. A struct reached
 //! through a pointer has no variables: its members are at the offsets of gcc's layout, so
 //! `p->f` is the address `p + offsetof(f)`. Flattened struct variables (one variable per
-//! member) give addresses of scalar members and elements; a struct whose address is taken as a
-//! whole lives in memory ([`super::boxed`]) and is reached like any object through a pointer.
+//! member) give addresses of scalar members and elements, laid out as gcc lays out the struct
+//! ([`super::placed`]); a struct whose address is taken as a whole lives in memory
+//! ([`super::boxed`]) and is reached like any object through a pointer.
 
 use super::array::Place;
 use super::*;
 use crate::cfa::address;
 use crate::cfa::expr::ExprKind;
-use crate::cfa::memory::record_layout;
 use crate::cfa::AllocKind;
 use lang_c::ast::MemberOperator;
 
@@ -98,18 +98,69 @@ impl Lowerer<'_> {
         let CType::Struct(s) = t else {
             return Err(self.unsupported(at, "member of a union or non-struct through a pointer"));
         };
-        let layouts = s
-            .members
-            .iter()
-            .map(|(_, m)| self.layout_of(m, at))
-            .collect::<Result<Vec<_>>>()?;
-        let offsets = record_layout(&layouts).offsets;
+        let offsets = self.member_offsets(s, at)?;
         s.members
             .iter()
             .zip(offsets)
             .find(|((n, _), _)| n == name)
             .map(|((_, m), off)| (off, m.clone()))
             .ok_or_else(|| self.malformed(at, format!("no member `{name}` in the struct")))
+    }
+
+    /// `offsetof(T, m.n[i]...)` (gcc's `__builtin_offsetof`): the byte offset of the designated
+    /// sub-object in gcc's layout of `T`, as `size_t`; an index need not be constant, as in gcc.
+    pub(super) fn offset_of(&mut self, o: &Node<lang_c::ast::OffsetOfExpression>, at: usize) -> Result<Val> {
+        use lang_c::ast::OffsetMember;
+        let size_t = self.model.ulong();
+        let t = self.type_name(&o.node.type_name)?;
+        let designator = &o.node.designator.node;
+        let (offset, mut t) = self.offset_member(&t, &designator.base.node.name, at)?;
+        let mut total = Expr::constant(i128::from(offset), size_t);
+        for m in &designator.members {
+            let step = match &m.node {
+                OffsetMember::Member(id) => {
+                    let (offset, member) = self.offset_member(&t, &id.node.name, at)?;
+                    t = member;
+                    Expr::constant(i128::from(offset), size_t)
+                }
+                OffsetMember::Index(e) => {
+                    let CType::Array(elem, _) = t else {
+                        return Err(
+                            self.malformed(m.span.start, "subscripted value in offsetof is not an array")
+                        );
+                    };
+                    let i = self.rvalue(e)?;
+                    if i.pointee.is_some() {
+                        return Err(self.malformed(e.span.start, "array subscript is a pointer"));
+                    }
+                    let stride = Expr::constant(self.size_of(&elem, at)?, size_t);
+                    t = self.complete(*elem);
+                    fold(Expr::binary(BinaryOp::Mul, i.e.cast(size_t), stride, size_t))
+                }
+                OffsetMember::IndirectMember(_) => {
+                    return Err(self.malformed(m.span.start, "`->` in an offsetof designator"))
+                }
+            };
+            total = fold(Expr::binary(BinaryOp::Add, total, step, size_t));
+        }
+        Ok(Val {
+            e: total,
+            pointee: None,
+        })
+    }
+
+    /// The offset and type of member `name` of the struct or union type `t` (a union's
+    /// members are at offset 0).
+    fn offset_member(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
+        match self.complete(t.clone()) {
+            CType::Union(u) => u
+                .members
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|&(_, m)| (0, CType::Int(m)))
+                .ok_or_else(|| self.malformed(at, format!("no member `{name}` in the union"))),
+            t => self.member_offset(&t, name, at),
+        }
     }
 
     /// A pointer value of `e` (an array decays) with its complete pointee type.
@@ -223,24 +274,16 @@ impl Lowerer<'_> {
                 pointee: Some(t),
             });
         }
-        // Pointers to members of one struct compare in declaration order (C11 6.5.8), so
-        // the address of one member places every member, in that order. (Members of
-        // different elements of an array of structs are in different leaf arrays: their
-        // order is not C's.)
+        // A struct, union or array sub-object (`&s.inner`, `&s.arr`) lives in memory with
+        // its record.
         if let (Some((root, _)), Some(CType::Struct(_) | CType::Array(..))) =
             (self.record_root(e), self.type_of_record(e))
         {
             return Err(self.request_box(root, at, "address of a struct, union or array sub-object"));
         }
-        for leaf in self.record_leaf_vars(e).unwrap_or_default() {
-            let var = &self.variables[leaf.index()];
-            if var
-                .array
-                .as_ref()
-                .is_none_or(|shape| shape.size_bytes(var.ty).is_some())
-            {
-                self.address_of_var(leaf, at)?;
-            }
+        // A scalar member's address places every leaf of its record at gcc's offsets.
+        if let Some((root, t)) = self.record_root(e) {
+            self.place_record(root, &t, at)?;
         }
         let (place, t) = self.lvalue(e)?;
         let e = match place {

@@ -8,8 +8,8 @@
 //! `[i][j]` of `s.a`. Every layer therefore sees only scalars and arrays of the memory model
 //! ([`crate::cfa::memory`]), and an out-of-bounds index is caught per dimension as for arrays.
 //! The byte layout (`sizeof`, padding) follows gcc in both data models
-//! ([`crate::cfa::memory::record_layout`]); no value depends on it, as nothing reads a struct's
-//! bytes. Struct assignment and initialisation copy leaf by leaf (also from and to memory
+//! ([`crate::cfa::memory::record_layout`]); a record whose members' addresses are taken has its
+//! leaves laid out so ([`super::placed`]). Struct assignment and initialisation copy leaf by leaf (also from and to memory
 //! through pointers, see [`super::boxed`]), and a struct parameter is one parameter per leaf; a
 //! struct used as a value otherwise (returned by value, cast, compared) is `unsupported`. A
 //! record whose address is taken as a whole, or an array of structs that decays to a pointer,
@@ -181,6 +181,16 @@ impl Lowerer<'_> {
         })
     }
 
+    /// The byte offset of each member of the struct `s` in gcc's layout, in declaration order.
+    pub(super) fn member_offsets(&self, s: &StructType, at: usize) -> Result<Vec<u64>> {
+        let layouts = s
+            .members
+            .iter()
+            .map(|(_, m)| self.layout_of(m, at))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(record_layout(&layouts).offsets)
+    }
+
     /// The record variable `e` is a sub-object of (through `.` and `[]`), if any; nothing is
     /// lowered.
     pub(super) fn record_root(&self, e: &Node<Expression>) -> Option<(VarId, CType)> {
@@ -202,13 +212,6 @@ impl Lowerer<'_> {
             }
             _ => None,
         }
-    }
-
-    /// Every leaf variable of the record variable `e` is a sub-object of, in declaration
-    /// order; `None` if `e` is not inside one.
-    pub(super) fn record_leaf_vars(&self, e: &Node<Expression>) -> Option<Vec<VarId>> {
-        let (first, t) = self.record_root(e)?;
-        Some((0..leaf_count(&t)).map(|k| VarId(first.0 + k as u32)).collect())
     }
 
     /// The sub-object of a record variable `e` designates, its indices lowered in order; `None`

@@ -1,0 +1,219 @@
+//! The layout of a flattened struct seen through its members' addresses: differences,
+//! relational comparisons, arithmetic from one member to another, member addresses as
+//! integers, `offsetof`, `container_of`-style arithmetic, arrays of structs and nested
+//! structs give gcc's values in both data models, in the interpreter, the explicit, predicate
+//! and CHC analyses and the emitted C (`src/frontend/lower/placed.rs`); accesses across
+//! members or into padding are `unknown`, never a verdict; what cannot be laid out is
+//! rejected with its line. gcc (-m32 and -m64) is the oracle where it is installed.
+
+#[path = "support/memory_programs.rs"]
+mod memory_programs;
+
+use baton::analyses::AnalysisKind;
+use baton::cfa::emit_c::emit_c;
+use baton::cfa::types::DataModel;
+use baton::cfa::Program;
+use baton::frontend::load_source;
+use baton::verdict::Verdict;
+use memory_programs::{assert_errors, assert_sound, gcc_exits_7, have_gcc, run, verify};
+use std::path::Path;
+
+/// The structs the programs use: padding after `tag` and inside `in`, a `long long` member
+/// aligned differently in the two data models, an array member.
+const DECLS: &str = "struct in { char c; long long d; };\n\
+struct rec { char tag; int value; struct in n; short arr[3]; };\n\
+struct rec g = { 1, 2, { 3, 4 }, { 5, 6, 7 } };\n\
+struct rec ga[3];\n";
+
+/// (name, statements, a condition gcc makes true after them). The safe program errs when the
+/// condition is false, its buggy twin when it is true.
+const PROGRAMS: &[(&str, &str, &str)] = &[
+    ("difference", "", "(char *)&g.value - (char *)&g.tag == 4"),
+    (
+        "nested_difference",
+        "",
+        "(char *)&g.n.d - (char *)&g.tag == (sizeof(long) == 8 ? 16 : 12) \
+         && (char *)&g.arr[2] - (char *)&g.n.c == (sizeof(long) == 8 ? 20 : 16)",
+    ),
+    (
+        "relational",
+        "struct rec l;\n  l.tag = 0;",
+        "(char *)&l.tag < (char *)&l.n.c && (char *)&l.arr[0] > (char *)&l.n.d \
+         && &l.arr[0] < &l.arr[2] && (char *)&l.value >= (char *)&l.tag + 4",
+    ),
+    (
+        "read_through_arithmetic",
+        "g.value = 9;",
+        "*(int *)((char *)&g.tag + 4) == 9",
+    ),
+    (
+        "write_through_arithmetic",
+        "struct rec l;\n  l.arr[1] = 0;\n  \
+         *(short *)((char *)&l.n.c + __builtin_offsetof(struct rec, arr[1]) - __builtin_offsetof(struct rec, n)) = 5;",
+        "l.arr[1] == 5",
+    ),
+    (
+        "as_integers",
+        "",
+        "(unsigned long)&g.arr[2] - (unsigned long)&g.tag == __builtin_offsetof(struct rec, arr[2])",
+    ),
+    (
+        "array_of_structs",
+        "",
+        "(char *)&ga[1].value - (char *)&ga[0].tag == sizeof(struct rec) + 4 \
+         && (char *)&ga[1].tag > (char *)&ga[0].arr[2]",
+    ),
+    (
+        "nondet_index",
+        "struct rec l;\n  int k = __VERIFIER_nondet_int();\n  if (k < 0 || k > 2) return 0;",
+        "(char *)&l.arr[k] - (char *)&l.tag == __builtin_offsetof(struct rec, arr) + 2 * k",
+    ),
+    (
+        "container_of",
+        "struct rec l;\n  l.value = 7;\n  \
+         struct rec *back = (struct rec *)((char *)&l.value - __builtin_offsetof(struct rec, value));\n  \
+         back->arr[1] = 3;",
+        "back->value + l.arr[1] == 10",
+    ),
+    (
+        "offsetof",
+        "",
+        "__builtin_offsetof(struct rec, n.d) + __builtin_offsetof(struct rec, arr[2]) \
+         == (sizeof(long) == 8 ? 44 : 36)",
+    ),
+];
+
+/// The safe program (errs when `cond` is false) or its buggy twin (errs when it is true).
+fn text(statements: &str, cond: &str, buggy: bool) -> String {
+    let check = if buggy {
+        format!("if ({cond}) reach_error();")
+    } else {
+        format!("if (!({cond})) reach_error();")
+    };
+    format!("{DECLS}int main(void) {{\n  {statements}\n  {check}\n  return 0;\n}}\n")
+}
+
+fn program(body: &str, model: DataModel) -> Program {
+    memory_programs::program("layout.c", body, model)
+}
+
+/// Whether `body` (after a prelude whose nondet functions return 1 and whose `reach_error`
+/// exits 7), compiled by gcc for `model`, reaches the error; `None` without 32-bit support.
+fn gcc_reaches_error(body: &str, model: DataModel, dir: &Path) -> Option<bool> {
+    let prelude = "#include <stdlib.h>\nint __VERIFIER_nondet_int(void) { return 1; }\n\
+                   void __VERIFIER_assume(int c) { if (!c) exit(0); }\nvoid reach_error(void) { exit(7); }\n";
+    gcc_exits_7(&format!("{prelude}{body}"), model, &[], dir)
+}
+
+/// Every observation of the layout gives gcc's value: the interpreter ends both twins as gcc
+/// does, the explicit analysis decides them exactly, the predicate and CHC analyses never
+/// answer wrongly.
+#[test]
+fn member_addresses_give_gccs_layout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gcc = have_gcc();
+    for &(name, statements, cond) in PROGRAMS {
+        for model in [DataModel::ILP32, DataModel::LP64] {
+            for buggy in [false, true] {
+                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
+                let body = text(statements, cond, buggy);
+                if gcc {
+                    if let Some(native) = gcc_reaches_error(&body, model, dir.path()) {
+                        assert_eq!(native, buggy, "{label}: gcc disagrees with the expectation");
+                    }
+                }
+                let p = program(&body, model);
+                assert_eq!(run(&p, &[1]).is_error(), buggy, "{label}: {}", run(&p, &[1]));
+                for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate, AnalysisKind::Chc] {
+                    let outcome = verify(kind, &p);
+                    assert_sound(&label, kind, &p, buggy, &outcome);
+                    if kind == AnalysisKind::Explicit && name != "nondet_index" {
+                        let expected = if buggy { Verdict::False } else { Verdict::True };
+                        assert_eq!(outcome.verdict, expected, "{label}: {}", outcome.reason);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The emitted C declares the leaves of such a struct as one C struct with gcc's layout: it
+/// compiles, gcc running it reaches the error exactly in the buggy twins, and it reads back.
+#[test]
+fn emitted_programs_keep_the_layout() {
+    if !have_gcc() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for &(name, statements, cond) in PROGRAMS {
+        for model in [DataModel::ILP32, DataModel::LP64] {
+            for buggy in [false, true] {
+                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
+                let p = program(&text(statements, cond, buggy), model);
+                let c = emit_c(&p);
+                // The prelude's `reach_error` (exit 7) instead of the emitted one.
+                let native = c.replace("void reach_error(void) {", "static void emitted_error(void) {");
+                let Some(reached) = gcc_reaches_error(&native, model, dir.path()) else {
+                    continue;
+                };
+                assert_eq!(reached, buggy, "{label}: the emitted program under gcc\n{c}");
+                let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert_eq!(run(&back, &[1]).is_error(), buggy, "{label}: read back");
+            }
+        }
+    }
+}
+
+/// Accesses that cover several members or padding (allowed in C through `char`, reading an
+/// object's representation) are not modelled: `unknown`, never `true`, though gcc reaches
+/// the error. A byte stored into an `int` through a pointer leaves it unknown to the
+/// predicate analysis (it was unchanged, a wrong `true`).
+#[test]
+fn accesses_across_members_are_unknown() {
+    let programs = [
+        "struct two { char a; char b; int v; } s;\nint main(void) {\n  s.a = 1; s.b = 2;\n  \
+         if (*(unsigned short *)&s.a == 0x0201) reach_error();\n  return 0;\n}\n",
+        "struct two { char a; char b; int v; } s;\nint main(void) {\n  \
+         *(unsigned short *)&s.a = 0x0201;\n  if (s.b == 2) reach_error();\n  return 0;\n}\n",
+        "struct pad { char a; int v; } s;\nint main(void) {\n  char *p = (char *)&s.a + 2;\n  \
+         *p = 5;\n  if (*p == 5) reach_error();\n  return 0;\n}\n",
+        "int x;\nint main(void) {\n  *(char *)&x = 1;\n  if (x == 1) reach_error();\n  return 0;\n}\n",
+        "struct pad { char a; int v; } s;\nint main(void) {\n  char *p = (char *)&s.v;\n  \
+         p[1] = 1;\n  if (s.v == 256) reach_error();\n  return 0;\n}\n",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gcc = have_gcc();
+    for (k, body) in programs.iter().enumerate() {
+        let label = format!("program {k}");
+        if gcc {
+            assert_eq!(
+                gcc_reaches_error(body, DataModel::LP64, dir.path()),
+                Some(true),
+                "{label}: gcc"
+            );
+        }
+        let p = program(body, DataModel::ILP32);
+        let ending = run(&p, &[]);
+        assert!(ending.to_string().contains("not modelled"), "{label}: {ending}");
+        for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate] {
+            let outcome = verify(kind, &p);
+            assert_eq!(
+                outcome.verdict,
+                Verdict::Unknown,
+                "{label}, {kind:?}: {}",
+                outcome.reason
+            );
+        }
+    }
+}
+
+/// A struct parameter's leaves are parameters, which cannot be laid out as one object.
+#[test]
+fn member_addresses_of_struct_parameters_are_unsupported() {
+    assert_errors(&[(
+        "struct rec { char tag; int value; };\n\
+         int f(struct rec p) { return (char *)&p.value - (char *)&p.tag; }\n\
+         int main(void) { struct rec l; l.value = 7; return f(l); }\n",
+        "e.c:2: unsupported: address of a member of a struct parameter",
+    )]);
+}
