@@ -291,8 +291,16 @@ pub fn reduce_within(
 /// `q_r` (minimised); cuts of infeasible edges are left out, since copying code to cut them
 /// would remove no execution (the residual has the same executions, the original's code), and
 /// so are cuts a state cut makes too (applied as guards instead, without copies) — unless its
-/// guard is large: then its cuts copy code as any other's.
+/// guard is large: then its cuts copy code as any other's ([`realised`]).
 fn essential(condition: &ConditionAutomaton) -> ConditionAutomaton {
+    minimise(&realised(condition).reducer_view(), DEFAULT_REFINEMENT_WORK)
+}
+
+/// The part of `condition` a residual program realises: its state cuts with small guards; a
+/// state cut with a large guard (see [`MAX_GUARD_EQUALITIES`]) is given up, its cuts made by
+/// copies along the paths the automaton names. It covers less than `condition` (which is
+/// always sound), and the residual cuts off exactly what it covers.
+pub fn realised(condition: &ConditionAutomaton) -> ConditionAutomaton {
     let mut equalities: HashMap<EdgeId, usize> = HashMap::new();
     for cut in &condition.state_cuts {
         *equalities.entry(cut.edge).or_default() += cut.states.iter().map(|s| s.len().max(1)).sum::<usize>();
@@ -309,7 +317,7 @@ fn essential(condition: &ConditionAutomaton) -> ConditionAutomaton {
             t.cut = Cut::Explored;
         }
     }
-    minimise(&condition.reducer_view(), DEFAULT_REFINEMENT_WORK)
+    condition
 }
 
 /// Most equalities the guard of the state cuts on one edge may have: a larger guard costs the
