@@ -189,10 +189,9 @@ impl ConditionAutomaton {
     /// [`Cut::InStateCut`] cuts — the same executions covered (the state cuts stay), with
     /// fewer paths to tell apart — so that the reducer copies program code only for cuts that
     /// remove executions no state cut removes.
-    pub fn reducer_view(&self) -> ConditionAutomaton {
-        let mut condition = self.clone();
-        condition.transitions.retain(|t| t.cut == Cut::Explored);
-        condition
+    pub fn reducer_view(mut self) -> ConditionAutomaton {
+        self.transitions.retain(|t| t.cut == Cut::Explored);
+        self
     }
 
     /// True if the condition covers every path (its initial state is accepting).
