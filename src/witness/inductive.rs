@@ -110,7 +110,7 @@ fn check_here(program: &Program, given: &BTreeMap<LocId, Vec<Formula>>, limits: 
     let config = SolverConfig {
         timeout: None,
         deadline: Some(deadline),
-        ..SolverConfig::default()
+        memory: None,
     };
     let solver = config.solver();
     let skeletons: BTreeMap<LocId, Skeleton> = cuts

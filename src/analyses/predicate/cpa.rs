@@ -150,7 +150,7 @@ impl<'p> PredicateCpa<'p> {
         PredicateCpa {
             program,
             explicit: ExplicitCpa::new(program),
-            config: config.tuned_for(program),
+            config,
             abstraction_limit,
             abstraction_point,
             recursive: program.recursive_functions(),

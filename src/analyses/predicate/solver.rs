@@ -7,7 +7,6 @@
 //! answers "unknown" at once, which every caller already treats soundly (a weaker abstraction,
 //! "not covered", a counterexample not confirmed).
 
-use crate::cfa::{Operation, Program};
 use crate::cpa::budget::CpuDeadline;
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -34,9 +33,6 @@ pub struct SolverConfig {
     /// The analysis' `memory` give-up (resident bytes): the encoding of a long path for its
     /// inputs stops, and its query is not started, once the process holds this much.
     pub memory: Option<u64>,
-    /// The queries are over bit-vectors only (a program without memory operations and floats,
-    /// [`SolverConfig::tuned_for`]).
-    pub bit_vectors_only: bool,
 }
 
 impl Default for SolverConfig {
@@ -45,7 +41,6 @@ impl Default for SolverConfig {
             timeout: Some(Duration::from_secs(10)),
             deadline: None,
             memory: None,
-            bit_vectors_only: false,
         }
     }
 }
@@ -65,28 +60,6 @@ impl SolverConfig {
     /// These settings with path encodings stopping at `memory` resident bytes.
     pub fn within_memory(self, memory: Option<u64>) -> SolverConfig {
         SolverConfig { memory, ..self }
-    }
-
-    /// These settings for the queries about `program`: over bit-vectors only where it has no
-    /// memory operations and no floats.
-    pub fn tuned_for(self, program: &Program) -> SolverConfig {
-        let memory = program.edges.iter().any(|e| {
-            matches!(
-                e.op,
-                Operation::Load { .. }
-                    | Operation::Store { .. }
-                    | Operation::LoadPtr { .. }
-                    | Operation::StorePtr { .. }
-                    | Operation::Alloc { .. }
-                    | Operation::Free { .. }
-                    | Operation::Library { .. }
-            )
-        });
-        let floats = program.variables.iter().any(|v| v.ty.is_float());
-        SolverConfig {
-            bit_vectors_only: !memory && !floats,
-            ..self
-        }
     }
 
     /// True once the process holds the `memory` limit or more.
@@ -122,32 +95,16 @@ impl SolverConfig {
     /// solvers are kept in a per-thread pool: the scope is popped and the solver returned to
     /// the pool when the handle is dropped.
     pub fn solver(&self) -> PooledSolver {
-        let kind = self.bit_vectors_only;
-        let pooled = SOLVER_POOL.with(|pool| {
-            let mut pool = pool.borrow_mut();
-            let at = pool.iter().rposition(|(_, k, _)| *k == kind)?;
-            let (ms, _, solver) = pool.remove(at);
-            Some((ms, solver))
-        });
-        let (timeout_ms, solver) = pooled.unwrap_or_else(|| {
-            // Parameters are set before the first scope: setting them later makes Z3 rebuild
-            // its solver at the next check (much slower incremental queries).
-            let ms = self.query_timeout_ms(NO_TIMEOUT_MS).unwrap_or(1);
-            let solver = Solver::new();
-            if kind {
-                // Z3's SMT core without relevancy propagation and without its redundant
-                // bit-vector equality axioms: both cost more than they save on the analysis'
-                // many small bit-vector queries (s3_srvr_6.cil-2 with the predicate analysis:
-                // 68.7 s → 56.6 s CPU, the same ARG). Array and float queries keep the
-                // defaults: the array theory relies on relevancy.
-                let mut params = Params::new();
-                params.set_u32("smt.relevancy", 0);
-                params.set_bool("smt.bv.eq_axioms", false);
-                solver.set_params(&params);
-            }
-            set_timeout(&solver, ms);
-            (ms, solver)
-        });
+        let (timeout_ms, solver) = SOLVER_POOL
+            .with(|pool| pool.borrow_mut().pop())
+            .unwrap_or_else(|| {
+                // Parameters are set before the first scope: setting them later makes Z3 rebuild
+                // its solver at the next check (much slower incremental queries).
+                let ms = self.query_timeout_ms(NO_TIMEOUT_MS).unwrap_or(1);
+                let solver = Solver::new();
+                set_timeout(&solver, ms);
+                (ms, solver)
+            });
         solver.push();
         PooledSolver {
             solver: Some(solver),
@@ -222,9 +179,8 @@ fn floats_without_arrays(formula: &Bool) -> bool {
 }
 
 thread_local! {
-    /// Idle solvers (with the timeout in ms they are set to and whether they are tuned for
-    /// bit-vectors only) at their base scope.
-    static SOLVER_POOL: std::cell::RefCell<Vec<(u32, bool, Solver)>> =
+    /// Idle solvers (with the timeout in ms they are set to) at their base scope.
+    static SOLVER_POOL: std::cell::RefCell<Vec<(u32, Solver)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -300,7 +256,7 @@ impl Drop for PooledSolver {
         let _ = SOLVER_POOL.try_with(|pool| {
             if let Ok(mut pool) = pool.try_borrow_mut() {
                 if pool.len() < SOLVER_POOL_SIZE {
-                    pool.push((timeout_ms, self.config.bit_vectors_only, solver));
+                    pool.push((timeout_ms, solver));
                 }
             }
         });
@@ -310,13 +266,12 @@ impl Drop for PooledSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use z3::ast::BV;
 
     #[test]
     fn float_formulas_without_arrays_are_bit_blasted() {
         use crate::analyses::predicate::ieee;
         use crate::cfa::types::IntType;
-        use z3::ast::Array;
+        use z3::ast::{Array, BV};
         let x = ieee::from_bits(&BV::new_const("x", 32), IntType::FLOAT);
         let nan = x.is_nan();
         assert!(floats_without_arrays(&nan));
@@ -337,27 +292,6 @@ mod tests {
             config.check_bit_blasted(&x.lt(&x)),
             Satisfiability::Unsat
         ));
-    }
-
-    /// Only programs without memory operations and floats get the solvers tuned for
-    /// bit-vectors, and a tuned solver answers as any other.
-    #[test]
-    fn solvers_are_tuned_for_plain_integer_programs() {
-        use crate::cfa::types::DataModel;
-        let load = |text: &str| crate::frontend::load_source("t.c", text, DataModel::ILP32).expect("lowers");
-        let plain = load("int main(void) { int x = 1; while (x < 10) x++; return x; }");
-        let array = load("int a[4]; int main(void) { a[1] = 2; return a[1]; }");
-        let float = load("int main(void) { double d = 1.5; return d > 1.0; }");
-        let config = SolverConfig::default();
-        assert!(config.tuned_for(&plain).bit_vectors_only);
-        assert!(!config.tuned_for(&array).bit_vectors_only);
-        assert!(!config.tuned_for(&float).bit_vectors_only);
-        let tuned = config.tuned_for(&plain);
-        let x = BV::new_const("x", 32);
-        let between = Bool::and(&[x.bvugt(BV::from_u64(3, 32)), x.bvult(BV::from_u64(5, 32))]);
-        assert!(matches!(tuned.check(&between), Satisfiability::Sat(_)));
-        let empty = Bool::and(&[x.bvugt(BV::from_u64(3, 32)), x.bvult(BV::from_u64(4, 32))]);
-        assert!(matches!(tuned.check(&empty), Satisfiability::Unsat));
     }
 
     /// A query whose bit-vector multiplication Z3 needs a long time for (factoring a 64-bit
@@ -409,7 +343,8 @@ mod tests {
         assert_eq!(near.query_timeout_ms(halved), Some(halved));
         let unlimited = SolverConfig {
             timeout: None,
-            ..SolverConfig::default()
+            deadline: None,
+            memory: None,
         };
         assert_eq!(unlimited.query_timeout_ms(NO_TIMEOUT_MS), Some(NO_TIMEOUT_MS));
         // A hard query under a deadline 50 ms away ends as unknown (Z3's timeout), and the
