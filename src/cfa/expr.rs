@@ -254,6 +254,34 @@ impl Expr {
         }
     }
 
+    /// True if this condition excludes one concrete state: `!(x == 1 & y == 2 & …)` over at
+    /// least two variables — what a state cut's guard is made of ([`Self::truth_conjuncts`]
+    /// splits a guard into these). A refinement prefers to explain an infeasible path without
+    /// them: the guard only removes executions another analysis has covered, and predicates
+    /// naming its states do not generalise.
+    pub fn is_state_exclusion(&self) -> bool {
+        fn equalities(e: &Expr) -> Option<usize> {
+            let is_var = |e: &Expr| match &e.kind {
+                ExprKind::Var(_) => true,
+                ExprKind::Cast(x) => matches!(x.kind, ExprKind::Var(_)),
+                _ => false,
+            };
+            match &e.kind {
+                ExprKind::Binary(BinaryOp::Eq, a, b)
+                    if (is_var(a) && b.as_const().is_some()) || (is_var(b) && a.as_const().is_some()) =>
+                {
+                    Some(1)
+                }
+                ExprKind::Binary(BinaryOp::BitAnd, a, b) => Some(equalities(a)? + equalities(b)?),
+                _ => None,
+            }
+        }
+        match &self.kind {
+            ExprKind::Unary(UnaryOp::LogNot, inner) => equalities(inner).is_some_and(|n| n >= 2),
+            _ => false,
+        }
+    }
+
     /// True if this node (not its operands) computes with IEEE-754 semantics: an operator on
     /// floating-point operands, or a conversion from or to a floating-point type. Copies,
     /// constants and [`ExprKind::Bitcast`] only move bit patterns. Encodings that model
@@ -465,6 +493,22 @@ mod tests {
         assert_eq!(parts, want);
         let bits = and(v(1), eq(2, 2));
         assert_eq!(bits.truth_conjuncts(), vec![bits.clone()]);
+    }
+
+    /// A negated state over two or more variables is a state exclusion; a program's own
+    /// `!(x == 3)` or `!(x < 3 & y == 1)` is not.
+    #[test]
+    fn state_exclusions_are_negated_states() {
+        let int = IntType::INT;
+        let v = |k: u32| Expr::var(VarId(k), int);
+        let eq = |k: u32, n: i128| Expr::binary(BinaryOp::Eq, v(k), Expr::int(n), int);
+        let and = |a, b| Expr::binary(BinaryOp::BitAnd, a, b, int);
+        let not = |a| Expr::unary(UnaryOp::LogNot, a, int);
+        assert!(not(and(eq(1, 1), and(eq(2, 2), eq(3, 0)))).is_state_exclusion());
+        assert!(!not(eq(1, 3)).is_state_exclusion());
+        let less = Expr::binary(BinaryOp::Lt, v(1), Expr::int(3), int);
+        assert!(!not(and(less, eq(2, 1))).is_state_exclusion());
+        assert!(!and(eq(1, 1), eq(2, 2)).is_state_exclusion());
     }
 
     /// Regression: the most negative value of a signed type was written without its minus sign

@@ -45,7 +45,7 @@ use crate::cfa::types::IntType;
 use crate::cfa::{Edge, EdgeId, FuncId, Function, LocId, Location, LocationKind, Operation, Program, Scope};
 use crate::condition::minimise::{minimise, DEFAULT_REFINEMENT_WORK};
 use crate::condition::state_cut::{StateCut, Valuation};
-use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, Cut, StateId};
+use crate::condition::{ConditionAutomaton, ConditionError, ConditionRunner, StateId};
 use crate::cpa::control::ControlState;
 use crate::cpa::Step;
 use activations::{Activation, Activations};
@@ -290,41 +290,12 @@ pub fn reduce_within(
 /// fewer automaton states, fewer product nodes, and dead states become the residual state
 /// `q_r` (minimised); cuts of infeasible edges are left out, since copying code to cut them
 /// would remove no execution (the residual has the same executions, the original's code), and
-/// so are cuts a state cut makes too (applied as guards instead, without copies) — unless its
-/// guard is large: then its cuts copy code as any other's ([`realised`]).
+/// so are cuts a state cut makes too (applied as guards instead, without copies; the
+/// predicate analysis explains infeasible paths without guards where it can:
+/// [`crate::cfa::expr::Expr::is_state_exclusion`]).
 fn essential(condition: &ConditionAutomaton) -> ConditionAutomaton {
-    minimise(&realised(condition).reducer_view(), DEFAULT_REFINEMENT_WORK)
+    minimise(&condition.clone().reducer_view(), DEFAULT_REFINEMENT_WORK)
 }
-
-/// The part of `condition` a residual program realises: its state cuts with small guards; a
-/// state cut with a large guard (see [`MAX_GUARD_EQUALITIES`]) is given up, its cuts made by
-/// copies along the paths the automaton names. It covers less than `condition` (which is
-/// always sound), and the residual cuts off exactly what it covers.
-pub fn realised(condition: &ConditionAutomaton) -> ConditionAutomaton {
-    let mut equalities: HashMap<EdgeId, usize> = HashMap::new();
-    for cut in &condition.state_cuts {
-        *equalities.entry(cut.edge).or_default() += cut.states.iter().map(|s| s.len().max(1)).sum::<usize>();
-    }
-    let large: HashSet<EdgeId> = equalities
-        .into_iter()
-        .filter(|&(_, n)| n > MAX_GUARD_EQUALITIES)
-        .map(|(edge, _)| edge)
-        .collect();
-    let mut condition = condition.clone();
-    condition.state_cuts.retain(|cut| !large.contains(&cut.edge));
-    for t in &mut condition.transitions {
-        if t.cut == Cut::InStateCut && t.edges.iter().any(|e| large.contains(e)) {
-            t.cut = Cut::Explored;
-        }
-    }
-    condition
-}
-
-/// Most equalities the guard of the state cuts on one edge may have: a larger guard costs the
-/// next verifier more than the copies it saves (the predicate analysis needs a predicate for
-/// every state it names: token_ring.03's guards of 10 states over 22 variables kept it from
-/// the proof it finds in 7 s on the copies).
-const MAX_GUARD_EQUALITIES: usize = 16;
 
 /// Every precise node, or none for a condition that covers nothing (its product starts in
 /// `q_r`: the original code).
@@ -654,8 +625,12 @@ impl<'p> ResidualBuilder<'p> {
 
     /// The residual edge `from → to` that reads the original edge `reads`, guarded where a
     /// state cut names that edge: an assume edge whose condition is never undefined takes the
-    /// guard into its condition (no new location), another edge is preceded by an assume of
-    /// the guard (so a covered run blocks before undefined behaviour the edge may have).
+    /// guard into its condition (no new location); another assume edge is followed by an
+    /// assume of the guard (a branch is left by exactly one of its edges: a guard ahead of
+    /// each would let a run past one guard and block it at that edge's condition, although
+    /// the other edge's guard lets it through — an uncovered run lost); another edge is
+    /// preceded by an assume of the guard (so a covered run blocks before undefined behaviour
+    /// the edge may have).
     fn edge(
         &mut self,
         mut from: LocId,
@@ -678,6 +653,29 @@ impl<'p> ResidualBuilder<'p> {
                         cond: Expr::binary(BinaryOp::BitAnd, taken, guard, IntType::INT),
                         branch: true,
                     };
+                }
+                Operation::Assume { .. } => {
+                    let origin = self.origin[to.index()].clone();
+                    let taken =
+                        self.location_in(self.locations[to.index()].func, LocationKind::Normal, origin);
+                    self.edges.push(Edge {
+                        from,
+                        to: taken,
+                        op,
+                        source,
+                    });
+                    self.edge_reads.push(reads);
+                    self.edges.push(Edge {
+                        from: taken,
+                        to,
+                        op: Operation::Assume {
+                            cond: guard,
+                            branch: true,
+                        },
+                        source,
+                    });
+                    self.edge_reads.push(None);
+                    return;
                 }
                 _ => {
                     let origin = self.origin[from.index()].clone();
@@ -800,6 +798,7 @@ impl<'p> ResidualBuilder<'p> {
         self.copied.push(None);
         let function = program.function(f);
         let mut at = HashMap::new();
+        let first = self.locations.len();
         for &l in &function.locations {
             let original = program.location(l);
             let origin = Origin {
@@ -821,7 +820,11 @@ impl<'p> ResidualBuilder<'p> {
         self.copied[id.index() - 1] = Some(Function {
             entry: at[&function.entry],
             exit: at[&function.exit],
-            locations: function.locations.iter().map(|l| at[l]).collect(),
+            // The copies, and the locations guards of state cuts added between them.
+            locations: (first..self.locations.len())
+                .filter(|&l| self.locations[l].func == id)
+                .map(|l| LocId(l as u32))
+                .collect(),
             ..function.clone()
         });
         id

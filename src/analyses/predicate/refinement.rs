@@ -6,9 +6,13 @@
 //! a real counterexample whose model gives the nondet inputs for the concrete interpreter.
 //!
 //! For an infeasible path, Z3 4.8 offers no interpolation, so predicates come from weakest
-//! preconditions along the path as in seed 002 §2.2. The path is first sliced to the assume
-//! steps its infeasibility needs (a minimal unsat core over one indicator per assume, every
-//! assignment kept), which keeps the predicates few and relevant. A path can also be
+//! preconditions along the path as in seed 002 §2.2. The path is first sliced to the parts of
+//! assume conditions its infeasibility needs (a minimal unsat core over one indicator per
+//! conjunct of an assume condition, every assignment kept), which keeps the predicates few and
+//! relevant. Conjuncts that exclude a concrete state (a state cut's guard in a residual
+//! program, [`Expr::is_state_exclusion`]) join the core only when the path is feasible without
+//! them, which it never is in a residual of a safe program: the predicates then describe the
+//! program, not the states another analysis covered. A path can also be
 //! infeasible because it would need undefined behaviour (signed overflow, division by zero):
 //! each step's exclusion of it gets an indicator too, and the weakest preconditions of the
 //! needed ones add the conditions under which the step is defined
@@ -124,8 +128,8 @@ pub fn analyse(
     }
 
     let relevant = relevant_assumes(blocks, &start, program, config)?;
-    let bad = bad_regions(blocks, program, relevant.as_deref());
-    let path_relations = assumed_relations(blocks, program, relevant.as_deref());
+    let bad = bad_regions(blocks, program, relevant.as_ref());
+    let path_relations = assumed_relations(blocks, program, relevant.as_ref());
     // The pivot: the last boundary whose abstract state excludes its bad region. Boundary 0
     // uses the concrete program start as well.
     let mut pivot = 0;
@@ -310,29 +314,74 @@ impl<'b> ForwardValues<'b> {
 }
 
 /// The [`generalise::relations`] of the assume conditions on the path (only those of the
-/// `relevant` steps, if given).
-fn assumed_relations(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>]>) -> Vec<Expr> {
+/// `relevant` parts, if given).
+fn assumed_relations(blocks: &[Block], program: &Program, relevant: Option<&Relevance>) -> Vec<Expr> {
     let mut out: Vec<Expr> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         for (k, step) in block.steps.iter().enumerate() {
-            let keep = relevant
-                .and_then(|r| r.get(i))
-                .and_then(|b| b.get(k))
-                .copied()
-                .unwrap_or(true);
+            let kept = Kept::of(relevant, i, k);
             let edge = program.edges.get(step.edge().index());
-            if let (true, Step::Edge(_), Some(Operation::Assume { cond, .. })) =
-                (keep, step, edge.map(|e| &e.op))
-            {
-                for r in generalise::relations(cond) {
-                    if !out.contains(&r) {
-                        out.push(r);
+            if let (Step::Edge(_), Some(Operation::Assume { cond, branch })) = (step, edge.map(|e| &e.op)) {
+                for (_, part) in kept.parts(cond, *branch) {
+                    for r in generalise::relations(&part) {
+                        if !out.contains(&r) {
+                            out.push(r);
+                        }
                     }
                 }
             }
         }
     }
     out
+}
+
+/// Which parts of the steps of an infeasible path its infeasibility needs: per block, per
+/// step, for an assume step one flag per conjunct of its taken condition
+/// ([`Expr::truth_conjuncts`]) and a last one for the exclusion of undefined behaviour in it;
+/// for another step one flag, its exclusion of undefined behaviour.
+type Relevance = Vec<Vec<Vec<bool>>>;
+
+/// The flags of one step in a [`Relevance`]; without one, every part is kept.
+#[derive(Clone, Copy)]
+struct Kept<'r>(Option<&'r [bool]>);
+
+impl<'r> Kept<'r> {
+    fn of(relevant: Option<&'r Relevance>, block: usize, step: usize) -> Self {
+        Kept(
+            relevant
+                .and_then(|r| r.get(block))
+                .and_then(|b| b.get(step))
+                .map(Vec::as_slice),
+        )
+    }
+
+    fn flag(self, index: usize) -> bool {
+        self.0
+            .is_none_or(|flags| flags.get(index).copied().unwrap_or(true))
+    }
+
+    /// Whether the step's exclusion of undefined behaviour is kept.
+    fn defined(self) -> bool {
+        self.0.is_none_or(|flags| flags.last().copied().unwrap_or(true))
+    }
+
+    /// The kept conjuncts (with their index) of an assume step's taken condition.
+    fn parts(self, cond: &Expr, branch: bool) -> impl Iterator<Item = (usize, Expr)> + use<'r> {
+        taken_conjuncts(cond, branch)
+            .into_iter()
+            .enumerate()
+            .filter(move |(j, _)| self.flag(*j))
+    }
+}
+
+/// The conjuncts of the condition an assume step with `cond` and `branch` requires.
+fn taken_conjuncts(cond: &Expr, branch: bool) -> Vec<Expr> {
+    let taken = if branch {
+        cond.clone()
+    } else {
+        Expr::unary(UnaryOp::LogNot, cond.clone(), IntType::INT)
+    };
+    taken.truth_conjuncts()
 }
 
 /// Chooses, for each boundary after the pivot, a subset of its bad-region atoms that still
@@ -546,10 +595,12 @@ impl Wp<'_> {
         }
     }
 
-    /// Goes back over `step`; with `keep` an assume step adds its condition, and every step
+    /// Goes back over `step`; an assume step adds the conjuncts of its condition `kept`, and
+    /// every step (as `kept`)
     /// the conditions under which its expressions are defined (paths through undefined
     /// behaviour are infeasible).
-    fn step_back(&mut self, step: Step, keep: bool) {
+    fn step_back(&mut self, step: Step, kept: Kept<'_>) {
+        let keep = kept.defined();
         let program = self.program;
         let Some(edge) = program.edges.get(step.edge().index()) else {
             return;
@@ -591,13 +642,8 @@ impl Wp<'_> {
                 | Operation::External {
                     result: Some(var), ..
                 } => self.havoc(*var),
-                Operation::Assume { cond, branch } if keep => {
-                    let c = if *branch {
-                        cond.clone()
-                    } else {
-                        Expr::unary(UnaryOp::LogNot, cond.clone(), IntType::INT)
-                    };
-                    self.require([c]);
+                Operation::Assume { cond, branch } => {
+                    self.require(kept.parts(cond, *branch).map(|(_, part)| part));
                     self.require_defined(cond, keep);
                 }
                 Operation::Call { callee, args, .. } => {
@@ -654,20 +700,15 @@ impl Wp<'_> {
 /// rest of the path can be executed. Only called on paths whose formula was built, so every
 /// edge, function, location and variable id on them exists.
 ///
-/// With `relevant` (per block, per step: keep this step's assume condition), the other assume
-/// steps are left out: the bad regions are then those of the path sliced to the assumes that
-/// make it infeasible, with far fewer (and only relevant) atoms.
-fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>]>) -> Vec<Vec<Expr>> {
+/// With `relevant`, the other parts of assume conditions (and exclusions of undefined
+/// behaviour) are left out: the bad regions are then those of the path sliced to what makes
+/// it infeasible, with far fewer (and only relevant) atoms.
+fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&Relevance>) -> Vec<Vec<Expr>> {
     let mut wp = Wp::new(program);
     let mut out = vec![Vec::new(); blocks.len()];
     for (i, block) in blocks.iter().enumerate().rev() {
         for (k, step) in block.steps.iter().enumerate().rev() {
-            let keep = relevant
-                .and_then(|r| r.get(i))
-                .and_then(|b| b.get(k))
-                .copied()
-                .unwrap_or(true);
-            wp.step_back(*step, keep);
+            wp.step_back(*step, Kept::of(relevant, i, k));
         }
         out[i] = wp.conjuncts.clone();
     }
@@ -677,63 +718,123 @@ fn bad_regions(blocks: &[Block], program: &Program, relevant: Option<&[Vec<bool>
 /// Most assume steps in an unsat core that are tried one by one for removal.
 const CORE_MINIMIZE_LIMIT: usize = 40;
 
-/// The steps of the infeasible path `blocks` whose assume condition or exclusion of undefined
-/// behaviour its infeasibility needs (per block, per step), from an unsat core over one
-/// indicator literal per such step, made minimal by deletion when small. `None` when the
-/// solver gives no core (then every step counts).
+/// An indicator literal of one part of one step of a path (see [`Relevance`]).
+struct Indicator {
+    literal: Bool,
+    block: usize,
+    step: usize,
+    part: usize,
+    /// What the indicator stands for is tried last (see below).
+    kind: IndicatorKind,
+}
+
+/// The kinds of step parts, in the order a refinement tries to explain infeasibility by.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum IndicatorKind {
+    /// A conjunct of an assume condition of the program.
+    Assume,
+    /// The exclusion of undefined behaviour in a step.
+    Defined,
+    /// A conjunct of an assume condition that excludes a concrete state
+    /// ([`Expr::is_state_exclusion`]), as a state cut's guard in a residual program does.
+    /// A path of a safe program is infeasible without them (dropping them gives a path of the
+    /// original program), and predicates from the program's own conditions generalise where
+    /// those naming covered states do not.
+    StateExclusion,
+}
+
+/// The parts of the infeasible path `blocks` its infeasibility needs (a [`Relevance`]), from
+/// an unsat core over one indicator literal per conjunct of an assume condition and per
+/// exclusion of undefined behaviour, made minimal by deletion when small. The core is looked
+/// for among the kinds of [`IndicatorKind`] in order, the later ones only when the earlier
+/// ones do not make the path infeasible. `None` when the solver gives no core (then every
+/// part counts).
 fn relevant_assumes(
     blocks: &[Block],
     start: &PathFormula,
     program: &Program,
     config: &SolverConfig,
-) -> Result<Option<Vec<Vec<bool>>>, EncodeError> {
+) -> Result<Option<Relevance>, EncodeError> {
     let solver = config.solver();
     let mut pf = start.clone();
-    let mut literals: Vec<(Bool, usize, usize)> = Vec::new();
-    // Indicators of the steps' exclusions of undefined behaviour (other than in assumes).
-    let mut exclusions: Vec<(Bool, usize, usize)> = Vec::new();
+    let mut indicators: Vec<Indicator> = Vec::new();
+    let mut relevant: Relevance = Vec::with_capacity(blocks.len());
     for (i, block) in blocks.iter().enumerate() {
+        let mut flags = Vec::with_capacity(block.steps.len());
         for (k, step) in block.steps.iter().enumerate() {
             let edge = program
                 .edges
                 .get(step.edge().index())
                 .ok_or(EncodeError::NoSuchEdge(step.edge()))?;
+            let mut indicate = |holds: Bool, part: usize, kind: IndicatorKind| {
+                let literal = Bool::fresh_const("part");
+                solver.assert(literal.implies(holds));
+                indicators.push(Indicator {
+                    literal,
+                    block: i,
+                    step: k,
+                    part,
+                    kind,
+                });
+            };
             match (step, &edge.op) {
                 (Step::Edge(_), Operation::Assume { cond, branch }) => {
+                    let parts = taken_conjuncts(cond, *branch);
                     let mut enc = ExprEncoder::new(program, &pf.ssa);
-                    let c = enc.condition(cond);
-                    let mut holds = vec![if *branch { c } else { c.not() }];
-                    if !enc.undefined.is_empty() {
-                        holds.push(Bool::or(&enc.undefined).not());
+                    for (j, part) in parts.iter().enumerate() {
+                        let kind = if part.is_state_exclusion() {
+                            IndicatorKind::StateExclusion
+                        } else {
+                            IndicatorKind::Assume
+                        };
+                        indicate(enc.condition(part), j, kind);
                     }
-                    let l = Bool::fresh_const("assume");
-                    solver.assert(l.implies(Bool::and(&holds)));
-                    literals.push((l, i, k));
+                    if !enc.undefined.is_empty() {
+                        indicate(
+                            Bool::or(&enc.undefined).not(),
+                            parts.len(),
+                            IndicatorKind::Defined,
+                        );
+                    }
+                    flags.push(vec![false; parts.len() + 1]);
                 }
                 _ => {
                     let (next, undefined) = pf.extend_split(*step, program)?;
                     pf = next;
                     if let Some(ub) = undefined {
-                        let l = Bool::fresh_const("defined");
-                        solver.assert(l.implies(ub.not()));
-                        exclusions.push((l, i, k));
+                        indicate(ub.not(), 0, IndicatorKind::Defined);
                     }
+                    flags.push(vec![false]);
                 }
             }
         }
+        relevant.push(flags);
     }
     solver.assert(&pf.formula);
-    // Most infeasible paths need no exclusion of undefined behaviour: their cores (and the
-    // deletion checks below) stay over the assumes; the exclusions join only when needed.
-    let mut all: Vec<Bool> = literals.iter().map(|(l, _, _)| l.clone()).collect();
-    if solver.check_assumptions(&all) != SatResult::Unsat {
-        all.extend(exclusions.iter().map(|(l, _, _)| l.clone()));
-        literals.extend(exclusions);
-        if solver.check_assumptions(&all) != SatResult::Unsat {
-            return Ok(None);
+    // Most infeasible paths need only assume conditions: their cores (and the deletion checks
+    // below) stay over those; the other kinds join only when needed.
+    let mut core: Option<Vec<Bool>> = None;
+    for kind in [
+        IndicatorKind::Assume,
+        IndicatorKind::Defined,
+        IndicatorKind::StateExclusion,
+    ] {
+        if kind != IndicatorKind::Assume && !indicators.iter().any(|x| x.kind == kind) {
+            continue;
+        }
+        let tried: Vec<Bool> = indicators
+            .iter()
+            .filter(|x| x.kind <= kind)
+            .map(|x| x.literal.clone())
+            .collect();
+        if solver.check_assumptions(&tried) == SatResult::Unsat {
+            core = Some(solver.get_unsat_core());
+            break;
         }
     }
-    let mut core: Vec<Bool> = solver.get_unsat_core();
+    let Some(mut core) = core else {
+        return Ok(None);
+    };
     if core.len() <= CORE_MINIMIZE_LIMIT {
         let mut at = 0;
         while at < core.len() {
@@ -746,10 +847,9 @@ fn relevant_assumes(
             }
         }
     }
-    let mut relevant: Vec<Vec<bool>> = blocks.iter().map(|b| vec![false; b.steps.len()]).collect();
-    for (l, i, k) in &literals {
-        if core.contains(l) {
-            relevant[*i][*k] = true;
+    for x in &indicators {
+        if core.contains(&x.literal) {
+            relevant[x.block][x.step][x.part] = true;
         }
     }
     Ok(Some(relevant))
