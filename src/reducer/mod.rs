@@ -655,46 +655,54 @@ impl<'p> ResidualBuilder<'p> {
                     };
                 }
                 Operation::Assume { .. } => {
-                    let origin = self.origin[to.index()].clone();
-                    let taken =
-                        self.location_in(self.locations[to.index()].func, LocationKind::Normal, origin);
-                    self.edges.push(Edge {
-                        from,
-                        to: taken,
-                        op,
-                        source,
-                    });
-                    self.edge_reads.push(reads);
-                    self.edges.push(Edge {
-                        from: taken,
+                    let taken = self.location_beside(to);
+                    self.push(from, taken, op, source, reads);
+                    self.push(
+                        taken,
                         to,
-                        op: Operation::Assume {
+                        Operation::Assume {
                             cond: guard,
                             branch: true,
                         },
                         source,
-                    });
-                    self.edge_reads.push(None);
+                        None,
+                    );
                     return;
                 }
                 _ => {
-                    let origin = self.origin[from.index()].clone();
-                    let guarded =
-                        self.location_in(self.locations[from.index()].func, LocationKind::Normal, origin);
-                    self.edges.push(Edge {
+                    let guarded = self.location_beside(from);
+                    self.push(
                         from,
-                        to: guarded,
-                        op: Operation::Assume {
+                        guarded,
+                        Operation::Assume {
                             cond: guard,
                             branch: true,
                         },
                         source,
-                    });
-                    self.edge_reads.push(None);
+                        None,
+                    );
                     from = guarded;
                 }
             }
         }
+        self.push(from, to, op, source, reads);
+    }
+
+    /// A new location in the function of `at`, with its origin (for a guard beside it).
+    fn location_beside(&mut self, at: LocId) -> LocId {
+        let origin = self.origin[at.index()].clone();
+        self.location_in(self.locations[at.index()].func, LocationKind::Normal, origin)
+    }
+
+    /// Adds the residual edge `from → to` with `op`, reading the original edge `reads`.
+    fn push(
+        &mut self,
+        from: LocId,
+        to: LocId,
+        op: Operation,
+        source: crate::cfa::SourceLoc,
+        reads: Option<EdgeId>,
+    ) {
         self.edges.push(Edge { from, to, op, source });
         self.edge_reads.push(reads);
     }
