@@ -65,8 +65,9 @@ pub trait Reuse<S> {
     /// with whether to look for a cover (a state left uncovered is only explored more than
     /// needed); `None`: compute them with the transfer.
     fn successors(&mut self, arg: &Arg<S>, id: NodeId) -> Option<Vec<(Step, S, bool)>>;
-    /// The nodes made for the successors of `id` given by [`Reuse::successors`], with whether
-    /// each is queued (not cut, covered or left to the guide).
+    /// The nodes made for the successors of `id` given by [`Reuse::successors`], in their
+    /// order, with whether each is queued (not cut, covered or left to the guide). A successor
+    /// [`Cpa::confirm`] finds infeasible gets no node.
     fn added(&mut self, id: NodeId, children: &[(NodeId, bool)]);
 }
 
@@ -94,6 +95,8 @@ pub struct EngineStats {
     pub cut: u64,
     /// States where the guide automaton accepted.
     pub guide_accepted: u64,
+    /// New states [`Cpa::confirm`] found infeasible after the stop operator.
+    pub infeasible: u64,
     /// Largest waitlist size seen.
     pub max_waitlist: usize,
     /// CPU time: of the engine runs, or (in an analysis outcome) of the whole analysis.
@@ -108,6 +111,8 @@ enum Added {
     Target(NodeId),
     /// Cut, covered or left to the guide.
     Settled(NodeId),
+    /// Found infeasible by [`Cpa::confirm`]: no node.
+    Infeasible,
 }
 
 /// Longest time (wall clock) between two looks at the CPU-time and memory limits.
@@ -308,10 +313,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
         for i in 0..self.arg.nodes.len() {
             if let NodeStatus::CoveredBy(m) = self.arg.nodes[i].status {
                 if removed.contains(&m) {
-                    let id = NodeId(i as u32);
-                    self.arg.nodes[i].status = NodeStatus::Waiting;
-                    self.add_reached(id);
-                    self.waitlist.push_back(id);
+                    self.uncover(NodeId(i as u32));
                 }
             }
         }
@@ -323,6 +325,26 @@ impl<'p, C: Cpa> Engine<'p, C> {
                 self.arg.nodes[parent.index()].status = NodeStatus::Waiting;
                 self.waitlist.push_back(parent);
             }
+        }
+    }
+
+    /// Puts a node whose cover was removed back into the reached set and the waitlist, or
+    /// drops it (like a removed subtree) if [`Cpa::confirm`] finds it infeasible now: it never
+    /// needed that check while covered.
+    fn uncover(&mut self, id: NodeId) {
+        let node = &mut self.arg.nodes[id.index()];
+        if self.cpa.confirm(&mut node.state) {
+            node.status = NodeStatus::Waiting;
+            self.add_reached(id);
+            self.waitlist.push_back(id);
+            return;
+        }
+        node.status = NodeStatus::Removed;
+        self.stats.infeasible += 1;
+        if let Some((parent, _)) = node.parent {
+            self.arg.nodes[parent.index()]
+                .children
+                .retain(|&mut (_, c)| c != id);
         }
     }
 
@@ -462,7 +484,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             match self.add_successor(id, step, &next_control, state, elapsed, true) {
                 Added::Target(child) => return Some(child),
                 Added::Reached(child) => new_nodes.push(child),
-                Added::Settled(_) => {}
+                Added::Settled(_) | Added::Infeasible => {}
             }
         }
         None
@@ -500,6 +522,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
                     (child, true)
                 }
                 Added::Settled(child) | Added::Target(child) => (child, false),
+                Added::Infeasible => continue,
             });
         }
         Some(out)
@@ -562,6 +585,16 @@ impl<'p, C: Cpa> Engine<'p, C> {
             }
         }
         let is_target = next_control.is_error(self.program) || self.cpa.is_target(&state);
+        let mut state = state;
+        let cover = (!guide_accepts && fired.is_none() && !is_target && find_cover)
+            .then(|| self.find_cover(next_control, &state, guide.as_ref()))
+            .flatten();
+        if guide_accepts || cover.is_some() {
+            self.cpa.forget_unconfirmed(&mut state);
+        } else if !self.cpa.confirm(&mut state) {
+            self.stats.infeasible += 1;
+            return Added::Infeasible;
+        }
         let node = ArgNode {
             control: next_control.clone(),
             state,
@@ -588,7 +621,7 @@ impl<'p, C: Cpa> Engine<'p, C> {
             self.arg.nodes[child.index()].status = NodeStatus::Target;
             return Added::Target(child);
         }
-        if let Some(cover) = find_cover.then(|| self.find_cover(child)).flatten() {
+        if let Some(cover) = cover {
             self.arg.nodes[child.index()].status = NodeStatus::CoveredBy(cover);
             self.stats.covered += 1;
             return Added::Settled(child);
@@ -623,16 +656,119 @@ impl<'p, C: Cpa> Engine<'p, C> {
 
     /// Stop-sep: a reached, not cut state at the same control state that is at least as
     /// general, whose guide covers no more paths than the new state's.
-    fn find_cover(&self, id: NodeId) -> Option<NodeId> {
-        let node = &self.arg.nodes[id.index()];
-        let index = self.reached.get(&node.control)?;
-        self.cpa.covering(index, &node.state).into_iter().find(|&m| {
+    fn find_cover(
+        &self,
+        control: &ControlState,
+        state: &C::State,
+        guide: Option<&GuideStates>,
+    ) -> Option<NodeId> {
+        let index = self.reached.get(control)?;
+        self.cpa.covering(index, state).into_iter().find(|&m| {
             let other = &self.arg.nodes[m.index()];
             matches!(other.status, NodeStatus::Waiting | NodeStatus::Expanded)
-                && match (&node.guide, &other.guide) {
+                && match (guide, &other.guide) {
                     (Some(mine), Some(theirs)) => theirs.is_subset(mine),
                     _ => true,
                 }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::types::DataModel;
+    use crate::cfa::Operation;
+    use crate::cpa::{CpaError, LinearCoverIndex, Transfer};
+    use std::cell::Cell;
+
+    /// A CPA of one flag, set by the `then` branch of a condition on the variable `dead`,
+    /// whose [`Cpa::confirm`] rejects flagged states and counts its calls.
+    struct DeadBranches {
+        confirmed: Cell<u64>,
+    }
+
+    impl Cpa for DeadBranches {
+        type State = bool;
+        type Precision = ();
+        type CoverIndex = LinearCoverIndex<bool>;
+
+        fn initial_state(&self, _: &Program) -> bool {
+            false
+        }
+
+        fn transfer(
+            &self,
+            dead: &bool,
+            step: Step,
+            _: &(),
+            program: &Program,
+        ) -> Result<Transfer<bool>, CpaError> {
+            let enters_dead = match (step, &program.edge(step.edge()).op) {
+                (Step::Edge(_), Operation::Assume { cond, branch: true }) => cond
+                    .vars()
+                    .iter()
+                    .any(|&v| program.variable(v).source_name == "dead"),
+                _ => false,
+            };
+            Ok(Transfer::Successors(vec![*dead || enters_dead]))
+        }
+
+        fn less_or_equal(&self, a: &bool, b: &bool) -> bool {
+            a == b
+        }
+
+        fn index_insert(&self, index: &mut Self::CoverIndex, state: &bool, node: NodeId) {
+            index.insert(state, node);
+        }
+
+        fn index_remove(&self, index: &mut Self::CoverIndex, _: &bool, node: NodeId) {
+            index.remove(node);
+        }
+
+        fn covering(&self, index: &Self::CoverIndex, state: &bool) -> Vec<NodeId> {
+            index.covering(state, |a, b| self.less_or_equal(a, b))
+        }
+
+        fn confirm(&self, dead: &mut bool) -> bool {
+            self.confirmed.set(self.confirmed.get() + 1);
+            !*dead
+        }
+    }
+
+    #[test]
+    fn states_are_confirmed_after_the_stop_operator_and_dropped_if_infeasible() {
+        let source = "extern int __VERIFIER_nondet_int(void);
+            int main() {
+              int live = __VERIFIER_nondet_int();
+              int dead = __VERIFIER_nondet_int();
+              int y = 0;
+              if (live) y = 1; else y = 2;
+              if (dead) y = 3;
+              return y;
+            }";
+        let program = crate::frontend::load_source("dead.c", source, DataModel::ILP32).expect("program");
+        let cpa = DeadBranches {
+            confirmed: Cell::new(0),
+        };
+        let mut engine = Engine::new(&program, cpa, SearchOrder::Dfs, Vec::new(), None);
+        assert_eq!(engine.run(), RunOutcome::Complete);
+        let stats = engine.stats().clone();
+        // One path meets the other after `if (live)` and is covered there; `then` of
+        // `if (dead)` is dropped, and nothing after it is explored.
+        assert!(stats.covered >= 1, "{stats:?}");
+        assert_eq!(stats.infeasible, 1, "{stats:?}");
+        assert!(
+            engine.arg().nodes.iter().all(|n| !n.state),
+            "a rejected state got a node"
+        );
+        // Every state but the root and the covered ones was confirmed, and so was the
+        // rejected one: covered states never are.
+        let confirmed = engine.cpa().confirmed.get();
+        assert_eq!(
+            confirmed,
+            stats.created - 1 - stats.covered + stats.infeasible,
+            "{stats:?}"
+        );
     }
 }

@@ -109,6 +109,20 @@ pub trait Cpa {
         state
     }
 
+    /// Whether a new state the engine keeps (to explore, to report as a target, or to record
+    /// as cut) has concrete states. An analysis may leave a satisfiability check open in its
+    /// transfer and answer it here, after the stop operator: a covered state (or one the guide
+    /// accepted) never needs it. `false` drops the state. Sound answers only: `true` when
+    /// unsure. The default: every state was decided by the transfer.
+    fn confirm(&self, _state: &mut Self::State) -> bool {
+        true
+    }
+
+    /// A new state that the stop operator covered or the guide accepted: it is not explored,
+    /// so a check [`Cpa::confirm`] would have made is dropped (with what it needed to keep).
+    /// Should it be uncovered later, [`Cpa::confirm`] then answers `true`.
+    fn forget_unconfirmed(&self, _state: &mut Self::State) {}
+
     /// True if the state is a target (besides states at error locations, which the engine
     /// recognises from the control part).
     fn is_target(&self, _state: &Self::State) -> bool {

@@ -13,14 +13,30 @@ use crate::cfa::types::IntType;
 use crate::cfa::{FuncId, LocId, Program, Scope, VarId};
 use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 use z3::ast::Bool;
 use z3::SatResult;
 
 /// A predicate: the C condition `expr != 0`, in a canonical form whose top operator is `==`,
 /// `<` or `<=` (a predicate and its negation are the same predicate for abstraction).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Shared: states and precisions hold many copies of few predicates, and compare them often
+/// (coverage checks), so copies are one pointer and equal copies compare without a walk.
+#[derive(Debug, Clone, Eq)]
 pub struct Predicate {
-    expr: Expr,
+    expr: Rc<Expr>,
+}
+
+impl PartialEq for Predicate {
+    fn eq(&self, other: &Predicate) -> bool {
+        Rc::ptr_eq(&self.expr, &other.expr) || self.expr == other.expr
+    }
+}
+
+/// The expression's hash, as equality compares expressions.
+impl std::hash::Hash for Predicate {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.expr.hash(state);
+    }
 }
 
 impl Predicate {
@@ -64,7 +80,7 @@ impl Predicate {
                 Expr::binary(BinaryOp::Eq, e.clone(), Expr::constant(0, e.ty), IntType::INT)
             }
         };
-        Some((Predicate { expr }, same))
+        Some((Predicate { expr: Rc::new(expr) }, same))
     }
 
     /// The canonical comparison.

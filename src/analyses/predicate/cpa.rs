@@ -52,6 +52,7 @@ use crate::cpa::{Cpa, CpaError, LinearCoverIndex, Step, Transfer};
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use z3::ast::Bool;
 
 /// Default bound on the number of cubes of a Boolean abstraction before it falls back to the
 /// (weaker, still sound) Cartesian abstraction.
@@ -85,6 +86,10 @@ pub struct PredicateState {
     /// How many calls of recursive functions are active (the engine's call stack, as far as
     /// this analysis needs it). While any is, no block ends: see [`PredicateCpa`].
     pub recursive_calls: u32,
+    /// The path formula of the block that ended here, if its satisfiability is still open:
+    /// the known values fixed every predicate but not every branch. Checked by
+    /// [`Cpa::confirm`] only if the state is not covered (most such states are).
+    pub unconfirmed: Option<Bool>,
 }
 
 /// The predicate CPA.
@@ -224,6 +229,8 @@ impl PredicateCpa<'_> {
     /// With `unchecked` false every branch of the block was decided by the known values, so
     /// the path formula is satisfiable (the block start is) and the solver is not needed for
     /// that either; otherwise an unsatisfiable block yields `false` (the branch was infeasible).
+    /// When the known values fix every predicate, that check is left open: the block formula
+    /// comes back with the abstraction, for [`Cpa::confirm`].
     fn abstract_block(
         &self,
         start: &AbstractState,
@@ -231,7 +238,7 @@ impl PredicateCpa<'_> {
         predicates: &[Predicate],
         known: &ExplicitState,
         unchecked: bool,
-    ) -> AbstractState {
+    ) -> (AbstractState, Option<Bool>) {
         let mut fixed = Vec::new();
         let mut open = Vec::new();
         for p in predicates {
@@ -250,13 +257,11 @@ impl PredicateCpa<'_> {
             }
         }
         if open.is_empty() {
-            if unchecked && matches!(self.config.check(&pf.formula), Satisfiability::Unsat) {
-                return AbstractState::bottom();
-            }
-            return AbstractState {
+            let abs = AbstractState {
                 minterms: !fixed.is_empty(),
                 cubes: vec![fixed],
             };
+            return (abs, unchecked.then(|| pf.formula.clone()));
         }
         // A block that decided all its branches and wrote none of the open predicates'
         // variables keeps their combinations from its start: the start's minterms over them.
@@ -265,7 +270,7 @@ impl PredicateCpa<'_> {
             .flatten()
             .filter(|_| open.iter().all(|p| unchanged_in_block(pf, p.expr())))
         {
-            return AbstractState {
+            let abs = AbstractState {
                 minterms: true,
                 cubes: cubes
                     .into_iter()
@@ -275,13 +280,19 @@ impl PredicateCpa<'_> {
                     })
                     .collect(),
             };
+            return (abs, None);
         }
         // Minterms over `open` plus the same fixed literals are minterms over all predicates.
         let mut abs = boolean_abstraction(pf, &open, self.program, &self.config, self.abstraction_limit);
         for cube in &mut abs.cubes {
             cube.extend(fixed.iter().cloned());
         }
-        abs
+        (abs, None)
+    }
+
+    /// False only if the solver finds `formula` unsatisfiable.
+    fn feasible(&self, formula: &Bool) -> bool {
+        !matches!(self.config.check(formula), Satisfiability::Unsat)
     }
 }
 
@@ -346,6 +357,7 @@ impl Cpa for PredicateCpa<'_> {
             unchecked: false,
             proof: self.previous.and_then(|p| p.initial(program)),
             recursive_calls: 0,
+            unconfirmed: None,
         }
     }
 
@@ -419,8 +431,14 @@ impl Cpa for PredicateCpa<'_> {
         } else if self.is_abstraction_point(target) {
             let predicates = precision.predicates_at(target);
             let reused = self.previous.zip(track).and_then(|(previous, t)| {
-                let abstract_new =
-                    |new: &[Predicate]| self.abstract_block(&state.abstraction, &pf, new, &known, unchecked);
+                let abstract_new = |new: &[Predicate]| {
+                    let (abs, unconfirmed) =
+                        self.abstract_block(&state.abstraction, &pf, new, &known, unchecked);
+                    match unconfirmed {
+                        Some(block) if !self.feasible(&block) => AbstractState::bottom(),
+                        _ => abs,
+                    }
+                };
                 let abs = previous.reuse(t, &pf, &predicates, program, &self.config, abstract_new)?;
                 Some((Rc::new(abs), t))
             });
@@ -439,11 +457,13 @@ impl Cpa for PredicateCpa<'_> {
                     unchecked: false,
                     proof: Some(ProofTrack { identical: true, ..t }),
                     recursive_calls,
+                    unconfirmed: None,
                 }]));
             }
             // Sound in every case: solver failures fall back to weaker abstractions, and
             // `false` comes only from an unsatisfiable block formula.
-            let abs = self.abstract_block(&state.abstraction, &pf, &predicates, &known, unchecked);
+            let (abs, unconfirmed) =
+                self.abstract_block(&state.abstraction, &pf, &predicates, &known, unchecked);
             if abs.is_bottom() {
                 return Ok(Transfer::Successors(Vec::new()));
             }
@@ -460,6 +480,7 @@ impl Cpa for PredicateCpa<'_> {
                 unchecked: false,
                 proof,
                 recursive_calls,
+                unconfirmed,
             }]));
         }
         Ok(Transfer::Successors(vec![PredicateState {
@@ -472,6 +493,7 @@ impl Cpa for PredicateCpa<'_> {
             unchecked,
             proof: track,
             recursive_calls,
+            unconfirmed: None,
         }]))
     }
 
@@ -483,6 +505,15 @@ impl Cpa for PredicateCpa<'_> {
             && !b.at_program_start
             && !a.at_program_start
             && a.abstraction.entails(&b.abstraction, self.program, &self.config)
+    }
+
+    /// Checks the block formula a state's abstraction left open.
+    fn confirm(&self, state: &mut PredicateState) -> bool {
+        state.unconfirmed.take().is_none_or(|block| self.feasible(&block))
+    }
+
+    fn forget_unconfirmed(&self, state: &mut PredicateState) {
+        state.unconfirmed = None;
     }
 
     fn index_insert(&self, index: &mut Self::CoverIndex, state: &PredicateState, node: NodeId) {

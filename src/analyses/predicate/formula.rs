@@ -58,12 +58,28 @@ pub enum EncodeError {
 
 /// Variable → current SSA index. Variables never written have index 0. A persistent map:
 /// cloning is O(1), so every ARG state can keep its own.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SsaMap {
     map: im::HashMap<VarId, u32>,
     /// The highest index given to a variable whose current index was set back below it (the
     /// return from a recursive call): new indices start above it.
     floor: im::HashMap<VarId, u32>,
+}
+
+thread_local! {
+    /// The map with every variable at index 0, shared: an empty `im::HashMap` allocates its
+    /// root, and every block start of the predicate analysis (most of them covered, never
+    /// extended) holds one.
+    static ALL_ZERO: SsaMap = SsaMap {
+        map: im::HashMap::new(),
+        floor: im::HashMap::new(),
+    };
+}
+
+impl Default for SsaMap {
+    fn default() -> SsaMap {
+        ALL_ZERO.with(SsaMap::clone)
+    }
 }
 
 impl SsaMap {
