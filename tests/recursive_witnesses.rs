@@ -20,7 +20,7 @@ use baton::verdict::Verdict;
 use baton::witness::validate::Judgement;
 use cli::baton;
 use std::path::Path;
-use witnessing::{analyse, never_confirmed, program, schema_errors, validate, witness};
+use witnessing::{analyse, never_confirmed, program, schema_errors, validate_both_ways, witness};
 
 /// Two recursive calls per activation; `fib(7) == 13`.
 const FIB: &str = "extern int __VERIFIER_nondet_int(void);
@@ -155,7 +155,7 @@ fn confirmed_witness(dir: &Path, name: &str, text: &str) -> (Program, String) {
     assert!(w.contains("format_version: '2.1'"), "{w}");
     assert!(w.contains("type: function_contract"), "{w}");
     assert!(schema_errors(&w).is_empty(), "{name}: {:?}", schema_errors(&w));
-    let v = validate(&p, &w);
+    let v = validate_both_ways(&p, &w);
     assert_eq!(v.judgement, Judgement::Confirmed, "{name}: {}\n{w}", v.reason);
     (p, w)
 }
@@ -227,12 +227,12 @@ fn parameters_in_ensures_are_their_values_at_the_entry() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (_, p) = program(dir.path(), "down.c", COUNT_DOWN);
     let contract = |ensures: &str| hand_contract("down.c", "down", 3, "0 <= n && n <= 1000", ensures);
-    let v = validate(&p, &contract("\\result == n"));
+    let v = validate_both_ways(&p, &contract("\\result == n"));
     assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
-    let v = validate(&p, &contract("\\result == \\old(n)"));
+    let v = validate_both_ways(&p, &contract("\\result == \\old(n)"));
     assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
     for wrong in ["\\result == n - 1", "\\result == n + 1", "\\result <= n - 1"] {
-        let v = validate(&p, &contract(wrong));
+        let v = validate_both_ways(&p, &contract(wrong));
         assert_ne!(v.judgement, Judgement::Confirmed, "{wrong}: {}", v.reason);
     }
 }
@@ -247,7 +247,7 @@ fn a_contract_of_the_safe_program_does_not_confirm_its_buggy_twin() {
         "fib.c",
         &FIB.replace("if (n == 1) {\n    return 1;", "if (n == 1) {\n    return 2;"),
     );
-    let v = validate(&buggy, &w);
+    let v = validate_both_ways(&buggy, &w);
     assert_ne!(v.judgement, Judgement::Confirmed, "{}", v.reason);
     let outcome = analyse(AnalysisKind::Explicit, &buggy, "20s");
     assert_eq!(outcome.verdict, Verdict::False, "{}", outcome.reason);
@@ -304,7 +304,7 @@ fn shared_recursive_task_witnesses_validate() {
         if !errors.is_empty() {
             failures.push(format!("{name}: schema: {errors:?}"));
         }
-        let v = validate(&p, &text);
+        let v = validate_both_ways(&p, &text);
         if v.judgement != Judgement::Confirmed {
             failures.push(format!("{name}: {:?}: {}", v.judgement, v.reason));
         }
@@ -313,7 +313,7 @@ fn shared_recursive_task_witnesses_validate() {
             let digits: String = text[start..].chars().take_while(char::is_ascii_digit).collect();
             if let Ok(value) = digits.parse::<i64>() {
                 let mutated = format!("{}{}{}", &text[..start], value + 1, &text[start + digits.len()..]);
-                let v = validate(&p, &mutated);
+                let v = validate_both_ways(&p, &mutated);
                 if v.judgement == Judgement::Confirmed {
                     failures.push(format!("{name}: `\\result == {}` confirmed", value + 1));
                 }
@@ -361,7 +361,7 @@ int main(void) {
     assert_ne!(goto_loop, while_loop);
     for (name, text) in [("while.c", while_loop.to_string()), ("goto.c", goto_loop)] {
         let (_, p) = program(dir.path(), name, &text);
-        let v = validate(&p, &hand_contract(name, "f", 2, "1", "\\result == \\old(n)"));
+        let v = validate_both_ways(&p, &hand_contract(name, "f", 2, "1", "\\result == \\old(n)"));
         assert_ne!(v.judgement, Judgement::Confirmed, "{name}: {}", v.reason);
         let outcome = analyse(AnalysisKind::Explicit, &p, "20s");
         assert_eq!(outcome.verdict, Verdict::False, "{name}: {}", outcome.reason);

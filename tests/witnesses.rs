@@ -22,7 +22,7 @@ use baton::witness::validate::Judgement;
 use baton::witness::{write_witness, Evidence, WitnessFormat};
 use cli::baton;
 use std::path::Path;
-use witnessing::{analyse, never_confirmed, program, schema_errors, validate, witness};
+use witnessing::{analyse, never_confirmed, program, schema_errors, validate, validate_both_ways, witness};
 
 /// Safe: `up + down == 0` holds at the loop head (line 7).
 const SAFE_LOOP: &str = "extern unsigned int __VERIFIER_nondet_uint(void);
@@ -138,7 +138,7 @@ fn witnesses_of_both_analyses_validate() {
         assert_eq!(outcome.verdict, expected, "{name} {kind:?}: {}", outcome.reason);
         let w = witness(&p, &outcome, &dir.path().join("w.yml"));
         assert!(schema_errors(&w).is_empty(), "{name}: {:?}", schema_errors(&w));
-        let v = validate(&p, &w);
+        let v = validate_both_ways(&p, &w);
         assert_eq!(
             v.judgement,
             Judgement::Confirmed,
@@ -198,7 +198,7 @@ fn mutated_witnesses_are_never_confirmed() {
         never_confirmed(p, text, from, to);
     }
     // An invariant that is false on the first loop entry is refuted.
-    let v = validate(
+    let v = validate_both_ways(
         &safe_p,
         &correctness.replacen(&invariant, "value: up + down == 1", 1),
     );

@@ -255,3 +255,26 @@ fn topological(nodes: Vec<Node>, roles: Vec<Role>, edges: &[Vec<(usize, Via)>]) 
         incoming,
     })
 }
+
+impl Region {
+    /// How many paths lead from the start to a node without successors (a cut point, error,
+    /// return or end), counted up to `cap` (the count grows exponentially with the branches
+    /// one after the other).
+    pub fn paths(&self, cap: u64) -> u64 {
+        let mut into = vec![0u64; self.nodes.len()];
+        let mut leads_on = vec![false; self.nodes.len()];
+        if let Some(first) = into.first_mut() {
+            *first = 1;
+        }
+        for (i, incoming) in self.incoming.iter().enumerate() {
+            for t in incoming {
+                into[i] = into[i].saturating_add(into[t.from]).min(cap);
+                leads_on[t.from] = true;
+            }
+        }
+        into.iter()
+            .zip(&leads_on)
+            .filter(|(_, &on)| !on)
+            .fold(0u64, |total, (&n, _)| total.saturating_add(n).min(cap))
+    }
+}

@@ -79,22 +79,47 @@ pub fn schema_errors(text: &str) -> Vec<String> {
 
 /// Validates the witness `text` with 30 s for a correctness witness' check.
 pub fn validate(program: &Program, text: &str) -> Validation {
+    validate_with(program, text, CheckLimits::default().walked_paths)
+}
+
+/// Validates the witness `text` with 30 s for a correctness witness' check, regions of at most
+/// `walked_paths` paths checked path by path.
+pub fn validate_with(program: &Program, text: &str, walked_paths: u64) -> Validation {
     let limits = CheckLimits {
         cpu_time: Duration::from_secs(30),
+        walked_paths,
         ..CheckLimits::default()
     };
     validate_text(program, text, "witness.yml", limits).expect("witness readable")
 }
 
-/// The witness `text` with `from` replaced by `to` (`from` must be in it) is not confirmed.
+/// Each region as one formula, and each path by path.
+pub const BOTH_CHECKS: [u64; 2] = [0, u64::MAX];
+
+/// Validates the witness `text` with each region checked as one formula and path by path:
+/// both checks must come to the same judgement; that judgement.
+pub fn validate_both_ways(program: &Program, text: &str) -> Validation {
+    let [formula, paths] = BOTH_CHECKS.map(|walked| validate_with(program, text, walked));
+    assert_eq!(
+        formula.judgement, paths.judgement,
+        "as one formula: {}; path by path: {}",
+        formula.reason, paths.reason
+    );
+    formula
+}
+
+/// The witness `text` with `from` replaced by `to` (`from` must be in it) is not confirmed,
+/// neither with its regions checked as one formula nor path by path.
 pub fn never_confirmed(p: &Program, text: &str, from: &str, to: &str) {
     assert!(text.contains(from), "`{from}` not in the witness:\n{text}");
     let mutated = text.replacen(from, to, 1);
-    let v = validate(p, &mutated);
-    assert_ne!(
-        v.judgement,
-        Judgement::Confirmed,
-        "`{from}` → `{to}` confirmed: {}",
-        v.reason
-    );
+    for walked in BOTH_CHECKS {
+        let v = validate_with(p, &mutated, walked);
+        assert_ne!(
+            v.judgement,
+            Judgement::Confirmed,
+            "`{from}` → `{to}` confirmed (regions of up to {walked} paths walked): {}",
+            v.reason
+        );
+    }
 }
