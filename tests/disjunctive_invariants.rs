@@ -5,6 +5,7 @@
 
 use baton::cfa::{LocId, Program};
 use baton::frontend::load_program;
+use baton::witness::correctness::ProofInvariants;
 use baton::witness::inductive::{CheckLimits, ENUMERATE_MIN_DISJUNCTS};
 use baton::witness::validate::{validate_text, Judgement, Validation};
 use baton::witness::{write_witness, Evidence, WitnessFormat};
@@ -59,7 +60,10 @@ fn loop_head(program: &Program) -> LocId {
 
 fn validate(program: &Program, dir: &Path, name: &str, invariant: &str) -> Validation {
     let file = dir.join(name);
-    let evidence = Evidence::Invariants(vec![(loop_head(program), invariant.to_string())]);
+    let evidence = Evidence::Invariants(ProofInvariants {
+        loops: vec![(loop_head(program), invariant.to_string())],
+        contracts: Vec::new(),
+    });
     write_witness(Some(program), &evidence, &file, WitnessFormat::Yaml).expect("witness written");
     let text = std::fs::read_to_string(&file).expect("witness readable");
     let limits = CheckLimits {

@@ -10,19 +10,19 @@ mod cli;
 mod shared;
 #[path = "support/tools.rs"]
 mod tools;
+#[path = "support/witnessing.rs"]
+mod witnessing;
 
-use baton::analyses::{run_analysis, AnalysisKind, AnalysisOptions, AnalysisOutcome};
+use baton::analyses::AnalysisKind;
 use baton::cfa::Program;
-use baton::cpa::monitor::GiveUp;
 use baton::frontend::load_program;
 use baton::task::Task;
 use baton::verdict::Verdict;
-use baton::witness::inductive::CheckLimits;
-use baton::witness::validate::{validate_text, Judgement, Validation};
+use baton::witness::validate::Judgement;
 use baton::witness::{write_witness, Evidence, WitnessFormat};
 use cli::baton;
 use std::path::Path;
-use std::time::Duration;
+use witnessing::{analyse, never_confirmed, program, schema_errors, validate, validate_both_ways, witness};
 
 /// Safe: `up + down == 0` holds at the loop head (line 7).
 const SAFE_LOOP: &str = "extern unsigned int __VERIFIER_nondet_uint(void);
@@ -101,68 +101,6 @@ int main(void) {
 }
 ";
 
-fn program(dir: &Path, name: &str, text: &str) -> (std::path::PathBuf, Program) {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write program");
-    let program = load_program(&path, Default::default()).expect("program lowers");
-    (path, program)
-}
-
-fn analyse(kind: AnalysisKind, program: &Program, cpu: &str) -> AnalysisOutcome {
-    let options = AnalysisOptions {
-        give_up: vec![
-            format!("cpu-time={cpu}").parse::<GiveUp>().expect("give-up"),
-            "memory=2GB".parse::<GiveUp>().expect("give-up"),
-        ],
-        ..Default::default()
-    };
-    run_analysis(kind, program, &options, None)
-}
-
-/// The witness of a definite verdict as Baton writes it, as text.
-fn witness(program: &Program, outcome: &AnalysisOutcome, file: &Path) -> String {
-    let evidence = match outcome.verdict {
-        Verdict::False => Evidence::Values(
-            outcome
-                .counterexample
-                .as_ref()
-                .expect("counterexample")
-                .inputs
-                .clone(),
-        ),
-        Verdict::True => Evidence::Invariants(outcome.invariants.clone()),
-        Verdict::Unknown => panic!("no definite verdict"),
-    };
-    write_witness(Some(program), &evidence, file, WitnessFormat::Yaml).expect("witness written");
-    std::fs::read_to_string(file).expect("witness readable")
-}
-
-/// Checks `text` against the JSON Schema of format 2.0; the errors, if any.
-fn schema_errors(text: &str) -> Vec<String> {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/witness-2.0.schema.json"
-        ))
-        .expect("schema readable"),
-    )
-    .expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let instance: serde_json::Value = serde_norway::from_str(text).expect("witness is YAML");
-    validator
-        .iter_errors(&instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect()
-}
-
-fn validate(program: &Program, text: &str) -> Validation {
-    let limits = CheckLimits {
-        cpu_time: Duration::from_secs(30),
-        ..CheckLimits::default()
-    };
-    validate_text(program, text, "witness.yml", limits).expect("witness readable")
-}
-
 #[test]
 fn the_schema_rejects_what_the_format_forbids() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -200,7 +138,7 @@ fn witnesses_of_both_analyses_validate() {
         assert_eq!(outcome.verdict, expected, "{name} {kind:?}: {}", outcome.reason);
         let w = witness(&p, &outcome, &dir.path().join("w.yml"));
         assert!(schema_errors(&w).is_empty(), "{name}: {:?}", schema_errors(&w));
-        let v = validate(&p, &w);
+        let v = validate_both_ways(&p, &w);
         assert_eq!(
             v.judgement,
             Judgement::Confirmed,
@@ -257,18 +195,10 @@ fn mutated_witnesses_are_never_confirmed() {
         (&safe_p, &correctness, "line: 7", "line: 8"),
     ];
     for (p, text, from, to) in mutations {
-        assert!(text.contains(from), "`{from}` not in the witness");
-        let mutated = text.replacen(from, to, 1);
-        let v = validate(p, &mutated);
-        assert_ne!(
-            v.judgement,
-            Judgement::Confirmed,
-            "`{from}` → `{to}` confirmed: {}",
-            v.reason
-        );
+        never_confirmed(p, text, from, to);
     }
     // An invariant that is false on the first loop entry is refuted.
-    let v = validate(
+    let v = validate_both_ways(
         &safe_p,
         &correctness.replacen(&invariant, "value: up + down == 1", 1),
     );

@@ -123,6 +123,9 @@ pub struct AnalysisOutcome {
     /// provides them (the predicate analysis without a guide; the chc analysis gives SMT-LIB
     /// formulas over the variables' names); empty otherwise.
     pub invariants: Vec<(crate::cfa::LocId, String)>,
+    /// Contracts of the recursive functions of a `true` proof, where the analysis provides
+    /// loop invariants (they are checked with them).
+    pub contracts: Vec<crate::witness::correctness::ContractText>,
     /// Number of predicates in the final precision (0 for analyses without predicates).
     pub predicates: usize,
 }
@@ -278,6 +281,7 @@ pub fn run_to_verdict<C: Cpa>(
         stats,
         reached_states: engine.arg().len(),
         invariants: Vec::new(),
+        contracts: Vec::new(),
         predicates: 0,
     }
 }

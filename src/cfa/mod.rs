@@ -16,6 +16,7 @@ pub mod address;
 pub mod bytes;
 pub mod cells;
 pub mod dot;
+pub mod effects;
 pub mod emit_c;
 pub mod expr;
 pub mod float;

@@ -11,6 +11,7 @@ use baton::cpa::engine::{Guide, SearchOrder};
 use baton::cpa::monitor::GiveUp;
 use baton::task::Task;
 use baton::verdict::Verdict;
+use baton::witness::correctness::ProofInvariants;
 use baton::witness::{write_witness, Evidence};
 use std::path::PathBuf;
 
@@ -99,7 +100,10 @@ pub(crate) fn verify(args: VerifyArgs) -> Result<(), Failure> {
                 (Verdict::False, Some(c)) => Some(Evidence::Values(c.inputs.clone())),
                 // Without a guide, the invariants cover every path.
                 (Verdict::True, _) if guide_condition.is_none() => {
-                    Some(Evidence::Invariants(outcome.invariants.clone()))
+                    Some(Evidence::Invariants(ProofInvariants {
+                        loops: outcome.invariants.clone(),
+                        contracts: outcome.contracts.clone(),
+                    }))
                 }
                 _ => None,
             };

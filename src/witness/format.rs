@@ -1,16 +1,21 @@
 //! The SV-COMP witness format 2.0 (sv-witnesses, YAML): a file is a list of entries, each a
 //! `violation_sequence` (segments of waypoints ending at the target) or an `invariant_set`
 //! (loop and location invariants as C expressions), with metadata naming the producer and the
-//! task. Reading keeps YAML's positions in errors; writing produces what CPAchecker and
-//! Goblint write.
+//! task. Format 2.1 adds `function_contract`s to invariant sets (Heizmann et al.,
+//! *Correctness Witnesses with Function Contracts*, 2025): a function's `requires` and
+//! `ensures` clauses, ACSL expressions that may use `\result` and `\old(…)`. Reading keeps
+//! YAML's positions in errors; writing produces what CPAchecker and Goblint write.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use thiserror::Error;
 
-/// The one format version Baton writes (and the major version it reads).
+/// The format version Baton writes (and the major version it reads).
 pub const FORMAT_VERSION: &str = "2.0";
+
+/// The format version of witnesses with function contracts, which 2.0 cannot express.
+pub const CONTRACT_FORMAT_VERSION: &str = "2.1";
 
 /// Why a witness file cannot be used.
 #[derive(Debug, Error)]
@@ -79,13 +84,24 @@ pub struct TaskInfo {
     pub language: String,
 }
 
-/// One element of an entry's content: a segment (violation sequence) or an invariant.
+/// One element of an entry's content: a segment (violation sequence) or an invariant (a
+/// function contract is written as an `invariant` of type `function_contract`, as format 2.1
+/// has it; newer writers wrap it in `contract`, which is read too).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContentItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segment: Option<Vec<WaypointItem>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invariant: Option<Invariant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Invariant>,
+}
+
+impl ContentItem {
+    /// The invariant or contract of the item.
+    pub fn invariant(&self) -> Option<&Invariant> {
+        self.invariant.as_ref().or(self.contract.as_ref())
+    }
 }
 
 /// A waypoint of a segment.
@@ -149,24 +165,43 @@ pub struct Constraint {
     pub format: Option<String>,
 }
 
-/// An invariant of an `invariant_set`.
+/// An invariant of an `invariant_set`: a loop or location invariant has a `value`; a
+/// function contract has `requires` and `ensures` (each `1` when left out).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invariant {
     #[serde(rename = "type")]
     pub kind: InvariantKind,
     pub location: Location,
-    #[serde(deserialize_with = "scalar_string")]
-    pub value: String,
+    #[serde(
+        default,
+        deserialize_with = "optional_scalar",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub value: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "optional_scalar",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requires: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "optional_scalar",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ensures: Option<String>,
     pub format: String,
 }
 
-/// Where an invariant holds: at a loop head (each time the loop condition is evaluated) or
-/// before the statement at the location.
+/// Where an invariant holds: at a loop head (each time the loop condition is evaluated),
+/// before the statement at the location, or (a function contract) at the entry (`requires`)
+/// and on every return (`ensures`) of the function the location names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InvariantKind {
     LoopInvariant,
     LocationInvariant,
+    FunctionContract,
 }
 
 /// A YAML scalar as text: `value: true` and `value: "true"` mean the same.
@@ -177,6 +212,11 @@ fn scalar_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
         serde_norway::Value::Number(n) => Ok(n.to_string()),
         _ => Err(serde::de::Error::custom("expected a string")),
     }
+}
+
+/// An optional YAML scalar as text.
+fn optional_scalar<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    scalar_string(d).map(Some)
 }
 
 /// Parses a witness file's text; `file` names it in errors.
@@ -204,7 +244,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Entry>, FormatError> {
         for (j, item) in entry.content.iter().enumerate() {
             let what = match entry.entry_type {
                 EntryType::ViolationSequence => item.segment.as_ref().map(|_| ()).ok_or("a segment"),
-                EntryType::InvariantSet => item.invariant.as_ref().map(|_| ()).ok_or("an invariant"),
+                EntryType::InvariantSet => item.invariant().ok_or("an invariant").and_then(check_invariant),
             };
             if let Err(expected) = what {
                 return Err(invalid(format!(
@@ -218,6 +258,19 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Entry>, FormatError> {
         }
     }
     Ok(entries)
+}
+
+/// A loop or location invariant has a value; a function contract has none.
+fn check_invariant(inv: &Invariant) -> Result<(), &'static str> {
+    match (inv.kind, &inv.value) {
+        (InvariantKind::FunctionContract, None) => Ok(()),
+        (InvariantKind::FunctionContract, Some(_)) => {
+            Err("a function contract with `requires` and `ensures`, not a `value`")
+        }
+        (_, Some(_)) if inv.requires.is_none() && inv.ensures.is_none() => Ok(()),
+        (_, Some(_)) => Err("`requires` and `ensures` only in a function contract"),
+        (_, None) => Err("an invariant with a `value`"),
+    }
 }
 
 /// The rules of a violation sequence: each segment has at most one `follow` waypoint, the last

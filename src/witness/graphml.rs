@@ -116,6 +116,7 @@ pub fn graphml_sequence(program: &Program, text: &str) -> Result<Entry, String> 
             },
         }]),
         invariant: None,
+        contract: None,
     };
     let error_lines: Vec<u32> = program
         .edges

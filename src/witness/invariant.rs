@@ -1,7 +1,9 @@
 //! Invariants of witnesses (C expressions) as formulas over a program's variables: parsed
 //! with `lang-c`'s expression parser, names resolved in the scope of one function (its
 //! non-temporary locals, then globals), typed with C's usual arithmetic conversions, and
-//! encoded for Z3 at any SSA map.
+//! encoded for Z3 at any SSA map. The clauses of function contracts are read the same way
+//! with the names a contract may use ([`Reading`]): `\old(e)` and the parameters in an
+//! `ensures` clause are values at the function's entry ([`super::contract::old_value`]).
 //!
 //! Arithmetic in an invariant is encoded with wrap-around for signed overflow and with a fixed
 //! value for every other operation with undefined behaviour (`n % 0 == n`): an invariant is a
@@ -49,12 +51,72 @@ impl Formula {
     pub fn truth() -> Formula {
         Formula::Atom(Expr::int(1))
     }
+
+    /// Calls `f` on every atom.
+    pub fn for_each_atom(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            Formula::Atom(e) => f(e),
+            Formula::Not(a) => a.for_each_atom(f),
+            Formula::And(a, b) | Formula::Or(a, b) => {
+                a.for_each_atom(f);
+                b.for_each_atom(f);
+            }
+            Formula::Ite(c, a, b) => {
+                c.for_each_atom(f);
+                a.for_each_atom(f);
+                b.for_each_atom(f);
+            }
+        }
+    }
+}
+
+/// Which names an expression of a witness may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// An invariant at a location of the function: its locals, then globals.
+    State,
+    /// A contract's `requires` clause: the function's parameters and globals at its entry.
+    Requires,
+    /// A contract's `ensures` clause (ACSL): `\result`, globals on return, `\old(e)` (`e` at
+    /// the entry) and the parameters (their values at the entry, as in ACSL).
+    Ensures,
 }
 
 /// Parses `text` as a C expression over the variables visible in `func`.
 pub fn parse_invariant(text: &str, program: &Program, func: FuncId) -> Result<Formula, String> {
-    let parsed = parse_expression(text).map_err(|m| format!("`{text}`: {m}"))?;
-    let scope = Resolver { program, func };
+    parse_clause(text, program, func, Reading::State)
+}
+
+/// The identifiers `\result` and `\old` are read as (lang-c parses C, not ACSL).
+const RESULT_NAME: &str = "__baton_result";
+const OLD_NAME: &str = "__baton_old";
+
+/// Parses `text` as an expression of `func`'s scope as `reading` has it.
+pub fn parse_clause(
+    text: &str,
+    program: &Program,
+    func: FuncId,
+    reading: Reading,
+) -> Result<Formula, String> {
+    let c = if reading == Reading::Ensures {
+        text.replace("\\result", RESULT_NAME).replace("\\old", OLD_NAME)
+    } else {
+        text.to_string()
+    };
+    if let Some(at) = c.find('\\') {
+        let construct: String = c[at..]
+            .chars()
+            .take_while(|ch| *ch == '\\' || ch.is_alphanumeric())
+            .collect();
+        return Err(format!("`{text}`: `{construct}` is not supported"));
+    }
+    let parsed = parse_expression(&c).map_err(|m| format!("`{text}`: {m}"))?;
+    let scope = Resolver {
+        program,
+        func,
+        reading,
+        old: false,
+    };
     scope.formula(&parsed).map_err(|m| format!("`{text}`: {m}"))
 }
 
@@ -104,6 +166,9 @@ fn parse_expression(text: &str) -> Result<Node<Expression>, String> {
 struct Resolver<'a> {
     program: &'a Program,
     func: FuncId,
+    reading: Reading,
+    /// Inside `\old(…)`: names are values at the entry.
+    old: bool,
 }
 
 impl Resolver<'_> {
@@ -135,7 +200,27 @@ impl Resolver<'_> {
         }
     }
 
+    /// The variable `name` names here: for an `ensures` clause, a parameter or a global inside
+    /// `\old(…)` is its value at the entry ([`super::contract::old_value`]).
     fn variable(&self, name: &str) -> Result<VarId, String> {
+        let v = self.declared(name)?;
+        let is_param = self.program.function(self.func).params.contains(&v);
+        match self.reading {
+            Reading::State => Ok(v),
+            Reading::Requires | Reading::Ensures
+                if !is_param && self.program.variable(v).scope != Scope::Global =>
+            {
+                Err(format!(
+                    "`{name}` is a local: a contract names parameters and globals"
+                ))
+            }
+            Reading::Requires => Ok(v),
+            Reading::Ensures if is_param || self.old => Ok(super::contract::old_value(self.program, v)),
+            Reading::Ensures => Ok(v),
+        }
+    }
+
+    fn declared(&self, name: &str) -> Result<VarId, String> {
         let visible = |scope: Scope| {
             let found: Vec<VarId> = self
                 .program
@@ -162,9 +247,26 @@ impl Resolver<'_> {
     fn expr(&self, e: &Node<Expression>) -> Result<Expr, String> {
         let model = self.program.data_model;
         match &e.node {
+            Expression::Identifier(id) if id.node.name == RESULT_NAME && self.reading == Reading::Ensures => {
+                let f = self.program.function(self.func);
+                match f.return_var {
+                    Some(rv) if !self.old => Ok(Expr::var(rv, self.program.variable(rv).ty)),
+                    Some(_) => Err("`\\result` inside `\\old`".into()),
+                    None => Err(format!("`\\result` of `{}`, which returns nothing", f.name)),
+                }
+            }
             Expression::Identifier(id) => {
                 let v = self.variable(&id.node.name)?;
-                Ok(Expr::var(v, self.program.variable(v).ty))
+                let declared = super::contract::current_value(self.program, v);
+                Ok(Expr::var(v, self.program.variable(declared).ty))
+            }
+            Expression::Call(c) if self.reading == Reading::Ensures => {
+                match (&c.node.callee.node, c.node.arguments.as_slice()) {
+                    (Expression::Identifier(id), [arg]) if id.node.name == OLD_NAME => {
+                        Resolver { old: true, ..*self }.expr(arg)
+                    }
+                    _ => Err("only side-effect-free operators are allowed".into()),
+                }
             }
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => integer_constant(i, model),

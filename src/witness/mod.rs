@@ -3,12 +3,15 @@
 //! - [`format`](mod@format): the SV-COMP witness format 2.0 (YAML) — reading with positions, writing.
 //! - [`violation`]: a violation witness (`violation_sequence`) from replayed nondet values,
 //!   and the values a violation witness gives.
-//! - [`correctness`]: a correctness witness (`invariant_set`) from loop invariants.
+//! - [`correctness`]: a correctness witness (`invariant_set`) from loop invariants and, for
+//!   recursive functions, function contracts (format 2.1).
+//! - [`contract`]: function contracts as formulas (`\old` values at the entry).
 //! - [`graphml`]: GraphML 1.x witnesses (read for tools that still write them; written on
 //!   request).
 //! - [`invariant`]: invariants (C expressions) as formulas over the program's variables.
 //! - [`result`]: the value a `\result == c` constraint gives (integers, exact floats).
-//! - [`inductive`]: whether invariants are inductive and imply safety (Z3 over the CFA).
+//! - [`inductive`]: whether invariants are inductive and imply safety (Z3 over the CFA), one
+//!   [`region`] between cut points at a time, calls of recursive functions [`summary`]-ised.
 //! - [`validate`]: Baton as a validator (violation witnesses replayed, correctness witnesses
 //!   checked by [`inductive`]).
 //! - [`guided`]: violation witnesses without (complete) values validated by the explicit
@@ -18,14 +21,17 @@
 //! original program's CFA, whose positions are the original file's lines (residual programs
 //! only ever provide the nondet values, which replay on the original).
 
+pub mod contract;
 pub mod correctness;
 pub mod format;
 pub mod graphml;
 pub mod guided;
 pub mod inductive;
 pub mod invariant;
+pub mod region;
 pub mod result;
 pub mod skeleton;
+pub mod summary;
 pub mod validate;
 pub mod violation;
 
@@ -123,8 +129,9 @@ pub fn source_of(program: &Program, loc: LocId) -> Option<SourceLoc> {
 pub enum Evidence {
     /// Nondet values that replay to the error on the original program.
     Values(Vec<i128>),
-    /// Loop-head invariants of a proof of the original program.
-    Invariants(Vec<(LocId, String)>),
+    /// Loop-head invariants (and contracts of recursive functions) of a proof of the
+    /// original program.
+    Invariants(correctness::ProofInvariants),
     /// A witness file a stage wrote (a native stage's, or an external tool's, kept as is).
     File(std::path::PathBuf),
 }

@@ -4,8 +4,9 @@
 //!   the error at the witness' target, the run passing each `function_return` waypoint's line
 //!   in order. A run that follows the witness to another end (or another target line) refutes
 //!   it; missing values make it unknown.
-//! - A correctness witness is confirmed when its invariants are inductive and imply safety
-//!   ([`super::inductive`]); refuted when a run from the program start breaks one of them.
+//! - A correctness witness is confirmed when its invariants (and the contracts of its recursive
+//!   functions) are inductive and imply safety ([`super::inductive`]); refuted when a run from
+//!   the program start breaks one of them.
 //!
 //! Validation never confirms on a guess: an invariant whose location matches no loop head, or
 //! whose expression Baton cannot read, is left out (the proof is then attempted without it).
@@ -13,8 +14,8 @@
 use super::format::{self, Entry, EntryType, InvariantKind, WaypointKind};
 use super::graphml::{graphml_sequence, graphml_values, is_graphml};
 use super::guided::{self, deciding_edges};
-use super::inductive::{check, CheckLimits, Proof};
-use super::invariant::{parse_invariant, Formula};
+use super::inductive::{check, CheckLimits, Invariants, Proof};
+use super::invariant::parse_invariant;
 use super::source_of;
 use super::violation::{
     followed, nondet_type_at, plain_condition_lines, replay, witness_values, WitnessValue,
@@ -22,7 +23,7 @@ use super::violation::{
 use crate::cfa::interpreter::Ending;
 use crate::cfa::{EdgeId, LocId, Operation, Program};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -329,50 +330,75 @@ fn validate_values(
     }
 }
 
-/// Checks the invariants of the witness' invariant sets as a proof.
+/// Checks the invariants and function contracts of the witness' invariant sets as a proof.
 pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckLimits) -> Validation {
-    let mut cuts: BTreeMap<LocId, Vec<Formula>> = BTreeMap::new();
+    let mut given = Invariants::default();
     let mut notes: Vec<String> = Vec::new();
-    let mut used = 0;
+    let (mut used, mut contracts) = (0, 0);
+    let recursive = program.recursive_functions();
     let invariants = entries
         .iter()
         .filter(|e| e.entry_type == EntryType::InvariantSet)
         .flat_map(|e| &e.content)
-        .filter_map(|c| c.invariant.as_ref());
+        .filter_map(|c| c.invariant());
     for inv in invariants {
+        let line = inv.location.line;
+        if inv.kind == InvariantKind::FunctionContract {
+            match contract_function(program, &inv.location) {
+                Some(_) if inv.format != "c_expression" && inv.format != "acsl_expression" => {
+                    notes.push(format!("line {line}: format `{}` not read", inv.format))
+                }
+                Some(f) if recursive[f.index()] => {
+                    let clauses = given.contracts.entry(f).or_default();
+                    match clauses.add(program, f, inv.requires.as_deref(), inv.ensures.as_deref()) {
+                        Ok(()) => contracts += 1,
+                        Err(e) => notes.push(format!("line {line}: {e}")),
+                    }
+                }
+                // Calls of other functions are entered: their contracts are not needed.
+                Some(f) => notes.push(format!(
+                    "line {line}: the contract of `{}`, which is not recursive",
+                    program.function(f).name
+                )),
+                None => notes.push(format!("line {line}: no function there")),
+            }
+            continue;
+        }
         if inv.format != "c_expression" {
-            notes.push(format!(
-                "line {}: format `{}` not read",
-                inv.location.line, inv.format
-            ));
+            notes.push(format!("line {line}: format `{}` not read", inv.format));
             continue;
         }
         let locations = matching_locations(program, inv.kind, &inv.location);
         if locations.is_empty() {
             notes.push(format!(
-                "line {}: no {} there",
-                inv.location.line,
+                "line {line}: no {} there",
                 match inv.kind {
                     InvariantKind::LoopInvariant => "loop head",
-                    InvariantKind::LocationInvariant => "statement",
+                    _ => "statement",
                 }
             ));
             continue;
         }
+        let value = inv.value.as_deref().unwrap_or("1");
         for loc in locations {
-            match parse_invariant(&inv.value, program, program.location(loc).func) {
+            match parse_invariant(value, program, program.location(loc).func) {
                 Ok(f) => {
-                    cuts.entry(loc).or_default().push(f);
+                    given.at.entry(loc).or_default().push(f);
                     used += 1;
                 }
-                Err(e) => notes.push(format!("line {}: {e}", inv.location.line)),
+                Err(e) => notes.push(format!("line {line}: {e}")),
             }
         }
     }
-    let (judgement, why) = match check(program, &cuts, limits) {
+    let (judgement, why) = match check(program, &given, limits) {
         Proof::Holds => (
             Judgement::Confirmed,
-            format!("{used} invariant(s) inductive; the error is unreachable"),
+            match contracts {
+                0 => format!("{used} invariant(s) inductive; the error is unreachable"),
+                _ => format!(
+                    "{used} invariant(s) and {contracts} contract(s) inductive; the error is unreachable"
+                ),
+            },
         ),
         Proof::Refuted(why) => (Judgement::Refuted, why),
         Proof::Unknown(why) => (Judgement::Unknown, why),
@@ -387,6 +413,19 @@ pub fn validate_correctness(program: &Program, entries: &[Entry], limits: CheckL
         judgement,
         reason,
         values: None,
+    }
+}
+
+/// The function a contract's location names: by its `function`, else the function defined on
+/// its line.
+fn contract_function(program: &Program, at: &format::Location) -> Option<crate::cfa::FuncId> {
+    match &at.function {
+        Some(name) => program.function_by_name(name),
+        None => program
+            .functions
+            .iter()
+            .position(|f| f.source.file == 0 && f.source.line == at.line)
+            .map(|i| crate::cfa::FuncId(i as u32)),
     }
 }
 
@@ -407,6 +446,7 @@ fn matching_locations(program: &Program, kind: InvariantKind, at: &format::Locat
             }
             match kind {
                 InvariantKind::LoopInvariant => location.loop_head,
+                InvariantKind::FunctionContract => false,
                 InvariantKind::LocationInvariant => program
                     .in_edges(l)
                     .iter()

@@ -178,6 +178,7 @@ pub fn violation_witness(program: &Program, run: &[PathPoint]) -> Vec<Entry> {
                     },
                 }]),
                 invariant: None,
+                contract: None,
             }
         })
         .collect();

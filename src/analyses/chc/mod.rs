@@ -95,6 +95,7 @@ pub fn verify(program: &Program, options: &AnalysisOptions, _guide: Option<&dyn 
         },
         reached_states: 0,
         invariants,
+        contracts: Vec::new(),
         predicates: 0,
     }
 }

@@ -39,7 +39,7 @@ use crate::cfa::memory;
 use crate::cfa::semantics::{self, SignedOverflow, UndefinedBehavior};
 use crate::cfa::{AllocKind, FuncId, LocId, Operation, Program, Scope, VarId};
 use crate::condition::state_cut::Valuation;
-use crate::cpa::arg::{Arg, NodeId, NodeStatus};
+use crate::cpa::arg::NodeId;
 use crate::cpa::budget::last_query;
 use crate::cpa::control::ControlState;
 use crate::cpa::engine::{Engine, Guide};
@@ -47,15 +47,16 @@ use crate::cpa::{Cpa, CpaError, Step, Transfer};
 pub use arrays::KnownArrays;
 pub use frames::SavedFrames;
 pub use heap::KnownHeap;
+pub use invariants::{contracts, loop_invariants};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
-use std::collections::BTreeMap;
 pub use values::KnownValues;
 
 mod arrays;
 mod frames;
 mod heap;
 pub mod incremental;
+mod invariants;
 mod library;
 mod pointers;
 mod values;
@@ -752,97 +753,10 @@ pub fn run<'p, P, T>(
     outcome.stats.cpu_time = crate::cpa::monitor::process_cpu_time().saturating_sub(cpu_before);
     if outcome.verdict == crate::verdict::Verdict::True && guide.is_none() {
         outcome.invariants = loop_invariants(engine.arg(), program);
+        outcome.contracts = contracts(engine.arg(), program);
     }
     let finished = finish(&engine, &outcome, prepared);
     (outcome, finished)
-}
-
-/// Most states of one loop head an invariant lists one by one; beyond, each variable's range
-/// over the states is given instead (weaker, still an invariant).
-const MAX_LISTED_STATES: usize = 1024;
-
-/// Loop-head invariants of a complete ARG (a `true` without a guide): at each loop head, the
-/// disjunction of what its states know (`x == 3 && y == 0`), over the variables a witness can
-/// name there (no temporaries, no locals of other functions). Covered states are implied by
-/// the states covering them.
-pub fn loop_invariants(arg: &Arg<ExplicitState>, program: &Program) -> Vec<(LocId, String)> {
-    let mut per_loc: BTreeMap<LocId, Vec<Vec<(VarId, i128)>>> = BTreeMap::new();
-    for id in arg.live_ids() {
-        let n = arg.node(id);
-        let loc = n.control.location;
-        if !program.location(loc).loop_head || !matches!(n.status, NodeStatus::Expanded | NodeStatus::Waiting)
-        {
-            continue;
-        }
-        let func = program.location(loc).func;
-        let known: Vec<(VarId, i128)> = n
-            .state
-            .values
-            .iter()
-            .filter(|(v, _)| {
-                let x = program.variable(**v);
-                // Float bit patterns are not ordered as their values: no ranges over them.
-                !x.temporary
-                    && !x.ty.is_float()
-                    && (x.scope == Scope::Global || x.scope == Scope::Local(func))
-            })
-            .map(|(v, c)| (*v, *c))
-            .collect();
-        let states = per_loc.entry(loc).or_default();
-        if !states.contains(&known) {
-            states.push(known);
-        }
-    }
-    let name = |v: VarId| program.variable(v).source_name.clone();
-    let constant = |v: VarId, c: i128| {
-        let mut s = String::new();
-        Expr::constant(c, program.variable(v).ty).write_c(&mut s, program.data_model, &name);
-        s
-    };
-    let conjunction = |parts: Vec<String>| {
-        if parts.is_empty() {
-            "1".to_string()
-        } else {
-            parts.join(" && ")
-        }
-    };
-    per_loc
-        .into_iter()
-        .map(|(loc, states)| {
-            let text = if states.iter().any(Vec::is_empty) {
-                "1".to_string()
-            } else if states.len() <= MAX_LISTED_STATES {
-                let cubes: Vec<String> = states
-                    .iter()
-                    .map(|s| {
-                        let eqs = s
-                            .iter()
-                            .map(|(v, c)| format!("{} == {}", name(*v), constant(*v, *c)));
-                        format!("({})", conjunction(eqs.collect()))
-                    })
-                    .collect();
-                cubes.join(" || ")
-            } else {
-                let vars: Vec<VarId> = states[0].iter().map(|(v, _)| *v).collect();
-                let ranges = vars.into_iter().filter_map(|v| {
-                    let values: Vec<i128> = states
-                        .iter()
-                        .map(|s| s.iter().find(|(w, _)| *w == v).map(|(_, c)| *c))
-                        .collect::<Option<_>>()?;
-                    let (lo, hi) = (values.iter().min()?, values.iter().max()?);
-                    Some(format!(
-                        "{} <= {} && {} <= {}",
-                        constant(v, *lo),
-                        name(v),
-                        name(v),
-                        constant(v, *hi)
-                    ))
-                });
-                conjunction(ranges.collect())
-            };
-            (loc, text)
-        })
-        .collect()
 }
 
 /// True if the known values put `array[index...]` certainly outside its array; `Err` if an

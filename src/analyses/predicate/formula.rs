@@ -101,9 +101,9 @@ impl SsaMap {
         next
     }
 
-    /// Sets `var` back to an earlier `index` (its value in a suspended activation); later
-    /// writes still get new indices.
-    fn restore(&mut self, var: VarId, index: u32) {
+    /// Sets `var` back to an earlier `index` (its value in a suspended activation), or to an
+    /// index of its own; later writes still get new indices.
+    pub fn restore(&mut self, var: VarId, index: u32) {
         let highest = self.get(var).max(self.floor.get(&var).copied().unwrap_or(0));
         self.floor.insert(var, highest);
         self.map.insert(var, index);
@@ -112,6 +112,30 @@ impl SsaMap {
     /// The variables with an index above 0.
     pub fn written(&self) -> impl Iterator<Item = (VarId, u32)> + '_ {
         self.map.iter().map(|(v, i)| (*v, *i))
+    }
+
+    /// The map where paths with the maps `parts` meet: a variable whose index differs between
+    /// them gets a new index above all of theirs; returned with those variables and their
+    /// index in each part.
+    fn join(parts: &[&SsaMap]) -> (SsaMap, Vec<(VarId, u32, Vec<u32>)>) {
+        let mut joined = parts.first().map(|m| (*m).clone()).unwrap_or_default();
+        let mut vars: Vec<VarId> = parts.iter().flat_map(|m| m.map.keys().copied()).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        let mut phis = Vec::new();
+        for var in vars {
+            let indices: Vec<u32> = parts.iter().map(|m| m.get(var)).collect();
+            let highest = parts
+                .iter()
+                .map(|m| m.get(var).max(m.floor.get(&var).copied().unwrap_or(0)))
+                .max()
+                .unwrap_or(0);
+            joined.floor.insert(var, highest);
+            if indices.iter().any(|&i| i != indices[0]) {
+                phis.push((var, joined.bump(var), indices));
+            }
+        }
+        (joined, phis)
     }
 }
 
@@ -822,6 +846,31 @@ impl PathFormula {
             })
             .collect();
         PathFormula::starting_with(Bool::and(&parts))
+    }
+
+    /// The paths `parts` (each with the condition of arriving along it) joined where they meet
+    /// (large-block encoding): every variable whose index differs between them gets a new
+    /// index, equal to each part's term where that part's condition holds. The joined path's
+    /// formula is these equations; it keeps the first part's calls and no nondet values (it is
+    /// no single path).
+    pub fn join(program: &Program, parts: &[(Bool, PathFormula)]) -> Result<PathFormula, EncodeError> {
+        let maps: Vec<&SsaMap> = parts.iter().map(|(_, p)| &p.ssa).collect();
+        let (ssa, phis) = SsaMap::join(&maps);
+        let mut equations = Vec::new();
+        for (var, index, indices) in phis {
+            let joined = state_term(program, var, index)?;
+            for ((arrived, _), old) in parts.iter().zip(indices) {
+                let value = state_term(program, var, old)?;
+                equations.push(arrived.implies(joined.eq(&value)));
+            }
+        }
+        let mut joined = PathFormula::starting_with(Bool::and(&equations));
+        joined.ssa = ssa;
+        if let Some((_, first)) = parts.first() {
+            joined.frames = first.frames.clone();
+            joined.length = parts.iter().map(|(_, p)| p.length).max().unwrap_or(0);
+        }
+        Ok(joined)
     }
 
     /// Adds a conjunct.
