@@ -317,7 +317,10 @@ impl<'p, C: Cpa> Engine<'p, C> {
         for i in 0..self.arg.nodes.len() {
             if let NodeStatus::CoveredBy(m) = self.arg.nodes[i].status {
                 if removed.contains(&m) {
-                    self.uncover(NodeId(i as u32));
+                    let id = NodeId(i as u32);
+                    self.arg.nodes[i].status = NodeStatus::Waiting;
+                    self.add_reached(id);
+                    self.waitlist.push_back(id);
                 }
             }
         }
@@ -329,27 +332,6 @@ impl<'p, C: Cpa> Engine<'p, C> {
                 self.arg.nodes[parent.index()].status = NodeStatus::Waiting;
                 self.waitlist.push_back(parent);
             }
-        }
-    }
-
-    /// Puts a node whose cover was removed back into the reached set and the waitlist, or
-    /// drops it (like a removed subtree) if [`Cpa::confirm`] finds it infeasible now: it never
-    /// needed that check while covered.
-    fn uncover(&mut self, id: NodeId) {
-        let node = &mut self.arg.nodes[id.index()];
-        if self.cpa.confirm(&mut node.state) {
-            node.status = NodeStatus::Waiting;
-            self.add_reached(id);
-            self.waitlist.push_back(id);
-            return;
-        }
-        let parent = node.parent;
-        self.mark_removed(id);
-        self.stats.infeasible += 1;
-        if let Some((parent, _)) = parent {
-            self.arg.nodes[parent.index()]
-                .children
-                .retain(|&mut (_, c)| c != id);
         }
     }
 
@@ -375,12 +357,10 @@ impl<'p, C: Cpa> Engine<'p, C> {
     /// Lets go of the states of the nodes removed so far, and of those removed from now on.
     fn reclaim_removed_states(&mut self) {
         self.reclaim_removed = true;
-        let removed: Vec<NodeId> = (0..self.arg.nodes.len())
-            .map(|i| NodeId(i as u32))
-            .filter(|&n| self.arg.nodes[n.index()].status == NodeStatus::Removed)
-            .collect();
-        for n in removed {
-            self.release_state(n);
+        for i in 0..self.arg.nodes.len() {
+            if self.arg.nodes[i].status == NodeStatus::Removed {
+                self.release_state(NodeId(i as u32));
+            }
         }
     }
 
@@ -576,13 +556,14 @@ impl<'p, C: Cpa> Engine<'p, C> {
 
     /// Adds the successor `state` of node `id` by `step` to the ARG with its monitors and
     /// guide states, and settles it: cut by a give-up, left to the guide, a target, covered
-    /// (if `find_cover`), or added to the reached set (the caller queues it).
+    /// (if `find_cover`), or added to the reached set (the caller queues it). A state neither
+    /// covered nor left to the guide is confirmed first: an infeasible one gets no node.
     fn add_successor(
         &mut self,
         id: NodeId,
         step: Step,
         next_control: &ControlState,
-        state: C::State,
+        mut state: C::State,
         elapsed: Duration,
         find_cover: bool,
     ) -> Added {
@@ -631,7 +612,6 @@ impl<'p, C: Cpa> Engine<'p, C> {
             }
         }
         let is_target = next_control.is_error(self.program) || self.cpa.is_target(&state);
-        let mut state = state;
         let cover = (!guide_accepts && fired.is_none() && !is_target && find_cover)
             .then(|| self.find_cover(next_control, &state, guide.as_ref()))
             .flatten();

@@ -120,7 +120,7 @@ pub trait Cpa {
 
     /// A new state that the stop operator covered or the guide accepted: it is not explored,
     /// so a check [`Cpa::confirm`] would have made is dropped (with what it needed to keep).
-    /// Should it be uncovered later, [`Cpa::confirm`] then answers `true`.
+    /// Should refinement uncover it later, it is explored unchecked (sound, only less pruned).
     fn forget_unconfirmed(&self, _state: &mut Self::State) {}
 
     /// True if the state is a target (besides states at error locations, which the engine
