@@ -79,7 +79,16 @@ fn two_native_stages_give_the_right_verdicts() {
         );
         let r = json_run(&bug_flow, &bug);
         assert_eq!(r["verdict"], "false(unreach-call)", "{input}: {r}");
-        assert!(r["cpu_time_s"].as_f64().is_some());
+        // The flow's CPU time is its stages' and the runner's own work between them.
+        let stages: f64 = r["stages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["cpu_time_s"].as_f64())
+            .sum();
+        let runner = r["runner_cpu_time_s"].as_f64().expect("runner CPU time");
+        let total = r["cpu_time_s"].as_f64().expect("CPU time");
+        assert!(runner > 0.0 && (total - stages - runner).abs() < 1e-6, "{r}");
         assert_eq!(r["stages"].as_array().map(Vec::len), Some(2));
     }
     // The reduced input really is a residual program.

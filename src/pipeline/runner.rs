@@ -83,8 +83,12 @@ pub struct FlowReport {
     /// For a `false`: whether Baton replayed its counterexample on the original program.
     pub confirmed: Option<bool>,
     pub expected: Option<bool>,
-    /// Sum of the stages' CPU time.
+    /// CPU time of the flow: the stages' and the runner's own (`runner_cpu_time_s`).
     pub cpu_time_s: f64,
+    /// CPU time the runner spent itself between the stages: reading, mapping back and uniting
+    /// conditions, reducing programs, replaying counterexamples. Part of `cpu_time_s` and of
+    /// the flow's budget: a condition of millions of states takes seconds to read.
+    pub runner_cpu_time_s: f64,
     pub wall_time_s: f64,
     /// The stage that decided a definite verdict.
     pub deciding_stage: Option<String>,
@@ -192,7 +196,10 @@ pub fn run_flow(
     };
 
     let started = std::time::Instant::now();
+    // The stages' CPU time; the runner's own is measured apart (`runner_cpu`).
     let mut used_cpu = Duration::ZERO;
+    let runner_started = crate::cpa::monitor::process_cpu_time();
+    let runner_cpu = || crate::cpa::monitor::process_cpu_time().saturating_sub(runner_started);
     let hash = original.map_or(String::new(), |p| p.hash.clone());
     let mut conditions: Vec<ConditionAutomaton> = Vec::new();
     let mut accumulated = ConditionAutomaton::nothing_verified(&hash);
@@ -230,9 +237,12 @@ pub fn run_flow(
         };
         let unit = &flow.stages[index..end];
         let remaining = Budget {
-            cpu_time: flow.budget.cpu_time.map(|c| c.saturating_sub(used_cpu)),
+            cpu_time: flow
+                .budget
+                .cpu_time
+                .map(|c| c.saturating_sub(used_cpu + runner_cpu())),
             wall_time: flow.budget.wall_time.map(|w| w.saturating_sub(started.elapsed())),
-            memory: flow.budget.memory,
+            memory: memory_left(flow.budget.memory),
         };
         if remaining.cpu_time.is_some_and(|c| c.is_zero()) || remaining.wall_time.is_some_and(|w| w.is_zero())
         {
@@ -296,6 +306,7 @@ pub fn run_flow(
             break;
         }
     }
+    let runner_cpu_time = runner_cpu();
     // A `true` no stage proved on the original program by itself: its witness is derived on
     // the original and validated, within what is left of the flow's budget.
     let mut witness_cpu = Duration::ZERO;
@@ -304,9 +315,12 @@ pub fn run_flow(
         (&options.witness, verdict, &evidence, original)
     {
         let left = Budget {
-            cpu_time: flow.budget.cpu_time.map(|c| c.saturating_sub(used_cpu)),
+            cpu_time: flow
+                .budget
+                .cpu_time
+                .map(|c| c.saturating_sub(used_cpu + runner_cpu())),
             wall_time: flow.budget.wall_time.map(|w| w.saturating_sub(started.elapsed())),
-            memory: flow.budget.memory,
+            memory: memory_left(flow.budget.memory),
         };
         let derivation = proof_witness::derive(
             &FlowState {
@@ -342,7 +356,7 @@ pub fn run_flow(
             }
             (None, _) => "none: no definite verdict".into(),
         });
-    let cpu: f64 = rows.iter().map(|r| r.cpu_time_s).sum();
+    let cpu: f64 = rows.iter().map(|r| r.cpu_time_s).sum::<f64>() + runner_cpu_time.as_secs_f64();
     let skipped_stages = rows
         .iter()
         .filter(|r| r.status == "unsupported")
@@ -355,6 +369,7 @@ pub fn run_flow(
         confirmed,
         expected: task.expected,
         cpu_time_s: cpu,
+        runner_cpu_time_s: runner_cpu_time.as_secs_f64(),
         wall_time_s: started.elapsed().as_secs_f64(),
         deciding_stage: deciding,
         unsupported: original.err().map(str::to_string),
@@ -367,6 +382,18 @@ pub fn run_flow(
         witness_cpu_time_s: witness_cpu.as_secs_f64(),
         verdict_value: verdict,
     })
+}
+
+/// The memory a stage may use: the flow's memory budget, but no more than this process may
+/// still use besides what it holds (the accumulated condition, the residual program), since a
+/// stage's processes and the runner share one limit set from outside (a cgroup, `ulimit -v`).
+fn memory_left(budget: Option<u64>) -> Option<u64> {
+    let held = crate::cpa::monitor::resident_memory().unwrap_or(0);
+    let free = crate::cpa::budget::available_memory().map(|a| a.saturating_sub(held));
+    match (budget, free) {
+        (Some(b), Some(f)) => Some(b.min(f)),
+        (b, f) => b.or(f),
+    }
 }
 
 /// The report as text: one row per stage and the final verdict.
@@ -418,7 +445,7 @@ pub fn render_text(report: &FlowReport) -> String {
     }
     let _ = writeln!(
         out,
-        "verdict: {}{} (decided by {}); cpu time {:.2} s, wall time {:.2} s",
+        "verdict: {}{} (decided by {}); cpu time {:.2} s (runner {:.2} s), wall time {:.2} s",
         report.verdict,
         if report.confirmed == Some(false) {
             " [unconfirmed]"
@@ -427,6 +454,7 @@ pub fn render_text(report: &FlowReport) -> String {
         },
         report.deciding_stage.as_deref().unwrap_or("no stage"),
         report.cpu_time_s,
+        report.runner_cpu_time_s,
         report.wall_time_s
     );
     let _ = writeln!(out, "assumed: {}", report.signed_overflow.assumption());

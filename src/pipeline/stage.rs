@@ -330,6 +330,11 @@ pub fn condition_for_original(
             _ => (None, String::new()),
         };
     };
+    if let Finding::ConditionFile(file) = &finding {
+        if let Some(why) = too_large_to_read(file) {
+            return (None, format!("condition not used: {why}"));
+        }
+    }
     let Some(residual) = &input.residual else {
         return match finding {
             Finding::Condition(c) => (Some(c), String::new()),
@@ -367,6 +372,38 @@ pub fn condition_for_original(
             Err(e) => (None, format!("mapped-back condition not used: {e}")),
         },
     }
+}
+
+/// Memory the runner needs per byte of a condition file it reads, reduces and unites with the
+/// accumulated condition: `baton reduce` of gcd01-1's 356 MB explicit condition (1.2 M states)
+/// peaked at 4.75 GB, 13.3 bytes per byte.
+const CONDITION_MEMORY_PER_BYTE: u64 = 16;
+
+/// Why the runner cannot read the condition `file` with the memory it has left (what this
+/// process may use, less what it holds), if it cannot. Reading runs in the runner, outside every
+/// stage's budget: a condition of millions of states would get the whole flow killed for want of
+/// memory (under `bench --memlimit 4GB`, comb-b on recursive tasks), where without it the next
+/// stage only verifies more.
+fn too_large_to_read(file: &Path) -> Option<String> {
+    let bytes = std::fs::metadata(file).ok()?.len();
+    let readable = readable_condition_bytes(
+        crate::cpa::budget::available_memory()?,
+        crate::cpa::monitor::resident_memory().unwrap_or(0),
+    );
+    (bytes > readable).then(|| {
+        format!(
+            "{} of {}, more than the {} the runner can read with the memory it has left",
+            file.display(),
+            bytesize::ByteSize(bytes),
+            bytesize::ByteSize(readable)
+        )
+    })
+}
+
+/// The largest condition file a process that may use `available` bytes and holds `held` can
+/// read.
+fn readable_condition_bytes(available: u64, held: u64) -> u64 {
+    available.saturating_sub(held) / CONDITION_MEMORY_PER_BYTE
 }
 
 /// A tool's violation witness, for Baton to validate where no candidate replays.
@@ -673,5 +710,59 @@ fn prepare_input(
                 guide: None,
             }))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_reads_only_conditions_its_free_memory_holds() {
+        let gb = 1_000_000_000;
+        // gcd01-1's 356 MB explicit condition under `bench --memlimit 4GB`: not read.
+        assert!(readable_condition_bytes(4 * gb, 30_000_000) < 356_000_000);
+        // The same on an 8 GB limit, where reading it takes about 4.75 GB.
+        assert!(readable_condition_bytes(8 * gb, 30_000_000) > 356_000_000);
+        assert_eq!(readable_condition_bytes(gb, 2 * gb), 0);
+    }
+
+    #[test]
+    fn a_condition_file_too_large_for_the_runner_is_not_used() {
+        let Some(available) = crate::cpa::budget::available_memory() else {
+            eprintln!("skipped: this machine tells no available memory");
+            return;
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("condition.graphml");
+        let held = crate::cpa::monitor::resident_memory().unwrap_or(0);
+        let too_large = readable_condition_bytes(available, held) + (1 << 20);
+        std::fs::File::create(&file)
+            .and_then(|f| f.set_len(too_large))
+            .expect("sparse file");
+        let input = StageProgram {
+            file: dir.path().join("prog.c"),
+            residual: None,
+            cuts_kept: None,
+            guide: None,
+        };
+        let program = crate::frontend::load_source(
+            "prog.c",
+            "int main(void) { return 0; }",
+            crate::cfa::types::DataModel::ILP32,
+        )
+        .expect("program");
+        let accumulated = ConditionAutomaton::nothing_verified(&program.hash);
+        let (kept, note) = condition_for_original(
+            Finding::ConditionFile(file.clone()),
+            &input,
+            Some(&program),
+            &accumulated,
+        );
+        assert!(kept.is_none());
+        assert!(
+            note.contains("more than the") && note.contains("the runner can read"),
+            "{note}"
+        );
     }
 }
