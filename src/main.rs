@@ -6,7 +6,6 @@
 mod cli;
 
 use baton::cfa::interpreter::ExecOptions;
-use baton::cfa::types::DataModel;
 use baton::exec::lifecycle;
 use clap::{Parser, Subcommand};
 use cli::bench::{BenchArgs, TableArgs};
@@ -16,7 +15,7 @@ use cli::run::RunArgs;
 use cli::tools::ToolsArgs;
 use cli::validate::ValidateArgs;
 use cli::verify::VerifyArgs;
-use cli::{report, Failure, SemanticsArgs};
+use cli::{report, Failure, InputArgs, SemanticsArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -47,13 +46,10 @@ pub(crate) struct Cli {
 
 #[derive(Subcommand)]
 pub(crate) enum Command {
-    /// Parse a C program and print its control-flow automata.
+    /// Parse a C program or task and print its control-flow automata.
     Cfa {
-        /// The C program (.c or preprocessed .i).
-        program: PathBuf,
-        /// Data model: ILP32 or LP64.
-        #[arg(long, default_value = "ILP32")]
-        data_model: DataModel,
+        #[command(flatten)]
+        input: InputArgs,
         /// Also write the CFAs as Graphviz DOT to this file.
         #[arg(long)]
         dot: Option<PathBuf>,
@@ -61,13 +57,10 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a C program on the concrete interpreter with given nondet values.
+    /// Run a C program (or a task's) on the concrete interpreter with given nondet values.
     Exec {
-        /// The C program (.c or preprocessed .i).
-        program: PathBuf,
-        /// Data model: ILP32 or LP64.
-        #[arg(long, default_value = "ILP32")]
-        data_model: DataModel,
+        #[command(flatten)]
+        input: InputArgs,
         /// Values returned by the `__VERIFIER_nondet_*` calls in order (comma-separated);
         /// calls after the last value return 0.
         #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
@@ -169,23 +162,16 @@ impl Command {
 fn run_command(cli: Cli) -> ExitCode {
     let json = cli.command.json();
     let result = match cli.command {
-        Command::Cfa {
-            program,
-            data_model,
-            dot,
-            json,
-        } => cli::program::cfa(program, data_model, dot, json),
+        Command::Cfa { input, dot, json } => cli::program::cfa(&input, dot, json),
         Command::Exec {
-            program,
-            data_model,
+            input,
             inputs,
             max_steps,
             trace,
             semantics,
             json,
         } => cli::program::exec(
-            program,
-            data_model,
+            &input,
             ExecOptions {
                 max_steps,
                 record_path: false,

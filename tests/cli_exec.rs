@@ -61,3 +61,38 @@ fn exec_reports_load_errors_with_status_2() {
     assert!(err.contains("missing.c"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+/// `exec` and `cfa` take a task definition as the other commands do, in the task's data model.
+#[test]
+fn exec_and_cfa_read_task_definitions_in_their_data_model() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("long.c"),
+        "void reach_error(void);\nint main(void) {\n  if (sizeof(long) == 8) reach_error();\n  return 0;\n}\n",
+    )
+    .expect("write");
+    let task = |model: &str| {
+        let file = dir.path().join(format!("long-{model}.yml"));
+        std::fs::write(
+            &file,
+            format!(
+                "format_version: '2.0'\ninput_files: 'long.c'\nproperties: []\noptions:\n  language: C\n  data_model: {model}\n"
+            ),
+        )
+        .expect("write");
+        file.to_str().expect("utf-8 path").to_string()
+    };
+    let (lp64, ilp32) = (task("LP64"), task("ILP32"));
+    let (code, out, err) = baton(&["exec", &lp64]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("reach_error() reached at line 3"), "{out}");
+    let (code, out, err) = baton(&["exec", &ilp32]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("reach_error"), "{out}");
+    // `--data-model` overrides the task's.
+    let (_, out, _) = baton(&["exec", &ilp32, "--data-model", "LP64"]);
+    assert!(out.contains("reach_error() reached at line 3"), "{out}");
+    let (code, out, err) = baton(&["cfa", &lp64]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("main"), "{out}");
+}

@@ -170,10 +170,11 @@ fn devices_fifos_and_directories_are_not_programs() {
     fails_cleanly(&out, &["fifo.c: cannot read: not a regular file"]);
     let out = baton(&["verify", "fifo.c", "--analysis", "explicit"], d);
     fails_cleanly(&out, &["fifo.c", "not a regular file"]);
+    // `cfa` takes a program or a task, as `verify` does: neither of these is one.
     let out = baton(&["cfa", "/dev/zero"], d);
-    fails_cleanly(&out, &["/dev/zero: cannot read: not a regular file"]);
+    fails_cleanly(&out, &["/dev/zero: not a task"]);
     let out = baton(&["cfa", "."], d);
-    fails_cleanly(&out, &["not a regular file"]);
+    fails_cleanly(&out, &[".: not a task"]);
 
     write(d, "p.c", PROGRAM);
     let fifo_flow = d.join("flow.yaml");

@@ -1,20 +1,13 @@
 //! `cfa` and `exec`: a program's control-flow automata, and a run of it on the interpreter.
 
-use super::{write_stdout, Failure};
+use super::{load_input, write_stdout, Failure, InputArgs};
 use baton::cfa::interpreter::{execute_observed, render_step, Ending, ExecOptions, Step};
 use baton::cfa::semantics::SignedOverflow;
-use baton::cfa::types::DataModel;
 use baton::cli_json::{self, document};
-use baton::frontend::load_program;
 use std::path::PathBuf;
 
-pub(crate) fn cfa(
-    program: PathBuf,
-    model: DataModel,
-    dot: Option<PathBuf>,
-    json: bool,
-) -> Result<(), Failure> {
-    let loaded = load_program(&program, model).map_err(Failure::input)?;
+pub(crate) fn cfa(input: &InputArgs, dot: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let (_, loaded) = load_input(input)?;
     if json {
         outln!("{}", document(&loaded).map_err(Failure::other)?);
     } else {
@@ -35,14 +28,13 @@ pub(crate) struct ExecOutput {
 
 /// Runs a program on the concrete interpreter and prints how the run ended.
 pub(crate) fn exec(
-    program: PathBuf,
-    model: DataModel,
+    input: &InputArgs,
     options: ExecOptions,
     inputs: Vec<i128>,
     output: ExecOutput,
     signed_overflow: SignedOverflow,
 ) -> Result<(), Failure> {
-    let mut loaded = load_program(&program, model).map_err(Failure::input)?;
+    let (_, mut loaded) = load_input(input)?;
     loaded.signed_overflow = signed_overflow;
     // Text: each step is printed as it happens, and the first failed write (the reader closed
     // the pipe, say) ends the printing. JSON: the steps are collected into the document.
