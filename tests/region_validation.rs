@@ -3,7 +3,7 @@
 //! paths from the loop head back to it — far beyond what checking path by path could do — and
 //! its invariant is confirmed; mutations of it are not. A region of more paths than the
 //! validator walks one by one is checked as one formula at once, and so is a region whose walk
-//! runs out of steps.
+//! runs out of steps. A region whose one formula is stuck is split at its branch points.
 
 #[path = "support/witnessing.rs"]
 mod witnessing;
@@ -21,8 +21,13 @@ use witnessing::{program, validate};
 /// Branches the loop body has, one after the other.
 const BRANCHES: usize = 24;
 
-/// The loop at line 6; each branch adds 1 or 2 to `s`, which stays positive.
-fn many_paths() -> String {
+/// Branches of the loop body split path by path: 2^13 = 8,192 paths, more than the
+/// validator walks before it checks a region as one formula.
+const SPLIT_BRANCHES: usize = 13;
+
+/// The loop at line 6 with `branches` branches one after the other in its body; each adds 1
+/// or 2 to `s`, which stays positive.
+fn many_paths(branches: usize) -> String {
     let branch =
         "    if (__VERIFIER_nondet_int()) {\n      s = s + 1;\n    } else {\n      s = s + 2;\n    }\n";
     format!(
@@ -40,7 +45,7 @@ int main(void) {{
   return 0;
 }}
 ",
-        branch.repeat(BRANCHES)
+        branch.repeat(branches)
     )
 }
 
@@ -62,10 +67,11 @@ fn witness(program: &Program, dir: &Path, invariant: &str) -> String {
     std::fs::read_to_string(&file).expect("witness readable")
 }
 
-/// `s >= 0` at the loop head is confirmed by `validate`; mutations of it are not.
-fn judged_rightly(validate: impl Fn(&Program, &str) -> Validation) {
+/// `s >= 0` at the loop head of a body of `branches` branches is confirmed by `validate`;
+/// mutations of it are not.
+fn judged_rightly(branches: usize, validate: impl Fn(&Program, &str) -> Validation) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (_, p) = program(dir.path(), "many_paths.c", &many_paths());
+    let (_, p) = program(dir.path(), "many_paths.c", &many_paths(branches));
     let v = validate(&p, &witness(&p, dir.path(), "s >= 0"));
     assert_eq!(v.judgement, Judgement::Confirmed, "{}", v.reason);
     // False at the loop's entry: refuted by a real execution.
@@ -80,7 +86,7 @@ fn judged_rightly(validate: impl Fn(&Program, &str) -> Validation) {
 
 #[test]
 fn a_loop_body_of_many_paths_is_checked_as_one_formula() {
-    judged_rightly(validate);
+    judged_rightly(BRANCHES, validate);
 }
 
 /// Validates `text` with every region walked path by path first, the walk stopped after
@@ -99,5 +105,29 @@ fn validate_walk_first(program: &Program, text: &str) -> Validation {
 /// after it.
 #[test]
 fn a_walk_out_of_steps_falls_back_to_one_formula() {
-    judged_rightly(validate_walk_first);
+    judged_rightly(BRANCHES, validate_walk_first);
+}
+
+/// Validates `text` with every one-formula check stuck at once (no time for it): each region
+/// is split at its branch points, down to single paths.
+fn validate_split(program: &Program, text: &str) -> Validation {
+    let limits = CheckLimits {
+        cpu_time: Duration::from_secs(60),
+        formula_share: 0.0,
+        ..CheckLimits::default()
+    };
+    validate_text(program, text, "witness.yml", limits).expect("witness readable")
+}
+
+/// A region of more paths than are walked one by one, whose one formula is stuck, is split at
+/// its branch points and still confirmed; its mutations are still not.
+#[test]
+fn a_stuck_formula_is_split_at_the_branch_points() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, p) = program(dir.path(), "split.c", &many_paths(SPLIT_BRANCHES));
+    let head = loop_head(&p);
+    let region = baton::witness::region::build(&p, head, &|l| l == head, &p.recursive_functions(), 100_000)
+        .expect("the loop body is a region");
+    assert!(region.paths(u64::MAX) > CheckLimits::default().walked_paths);
+    judged_rightly(SPLIT_BRANCHES, validate_split);
 }

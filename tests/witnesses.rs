@@ -503,7 +503,14 @@ fn verify_and_run_write_witnesses_that_validate() {
             &w.display().to_string(),
         ]);
         assert_eq!(code, 0, "{err}");
-        assert!(out.contains("witness: "), "{out}");
+        // The report names the file the user gets, never a stage's own file in the work
+        // directory (deleted when the flow ends): in the text and in the JSON.
+        let named = out.lines().find_map(|l| l.strip_prefix("witness: "));
+        let given = w.display().to_string();
+        assert!(named.is_some_and(|n| n.contains(&given)), "{out}");
+        let report = run_flow(&flow, program, &w);
+        let named = report["witness"].as_str().unwrap_or_default();
+        assert!(named.contains(&given), "{report}");
         let json = validate_cli(program, &w);
         assert_eq!(json["judgement"], "confirmed", "{json}");
     }

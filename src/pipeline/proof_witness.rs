@@ -20,8 +20,9 @@ use std::time::Duration;
 
 /// At most this much CPU time goes into a derived witness (derivation and validation), even
 /// when more of the flow's budget is left. A third of Table III's budget (900 s): the
-/// predicate analysis needs 176 s on token_ring.05's original program, whose invariants the
-/// validator then confirms in 19 s (194.5 s in all); with 120 s it had 90 s and gave up.
+/// predicate analysis needs 112 s on token_ring.05's original program, whose invariants the
+/// validator then confirms in 13 s (125 s in all, release build on a loaded machine); with
+/// 120 s it would have 81 s and give up (as in the Table III sweep of a build with 120 s).
 pub const MAX_WITNESS_CPU: Duration = Duration::from_secs(300);
 
 /// Less time than this is not worth starting for.

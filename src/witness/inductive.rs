@@ -4,7 +4,12 @@
 //! and from the program start — to the next ones is encoded with Baton's bit-precise path
 //! formulas and checked with Z3: path by path where it has few paths ([`paths`]), otherwise
 //! as one formula, the paths through it merged where they meet (large-block encoding,
-//! [`super::region`]), one query per cut point it reaches. Either way, arriving at a cut
+//! [`super::region`]), one query per cut point it reaches. One formula that is not decided
+//! within [`FORMULA_SHARE`] of the check's time left is not the end: the region is split at
+//! its branch points, and the rest of the region after each branch is checked as one formula
+//! of its own (split again where that is stuck too, down to single paths; [`paths`]). Every
+//! path of the region is in one of the pieces, so the pieces together check what the one
+//! formula would have. Either way, arriving at a cut
 //! point, its invariant must hold (initiation from the start, consecution from a cut point
 //! assuming its invariant); arriving at an error location must be impossible; arriving at the
 //! exit of a recursive function, its contract's `ensures` must hold. If all hold, the
@@ -45,6 +50,7 @@ use crate::cfa::effects::Effects;
 use crate::cfa::{FuncId, LocId, Program};
 use crate::cpa::budget::CpuDeadline;
 use paths::Walk;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use z3::ast::Bool;
@@ -65,6 +71,11 @@ pub struct CheckLimits {
     /// Most transitions one region is walked path by path before it is checked as one
     /// formula.
     pub path_steps: usize,
+    /// Share of the check's time left that one formula (of a region, or of the rest of a
+    /// region after a branch) may take before the region is split at its branch points (1.0:
+    /// all of it, split only where the solver gives up on a query before; 0.0: every formula
+    /// is split at once, down to single paths).
+    pub formula_share: f64,
 }
 
 impl Default for CheckLimits {
@@ -74,6 +85,7 @@ impl Default for CheckLimits {
             max_steps: 200_000,
             walked_paths: WALKED_PATHS,
             path_steps: PATH_STEPS,
+            formula_share: FORMULA_SHARE,
         }
     }
 }
@@ -140,6 +152,12 @@ pub const WALKED_PATHS: u64 = 4096;
 /// formula.
 pub const PATH_STEPS: usize = 50_000;
 
+/// Share of the check's time left one formula may take by default before its region is split:
+/// half, so that a formula that gets stuck leaves at least as much time to the pieces (a
+/// formula Z3 decides at all is mostly decided in moments: pc_sfifo_1-2's and token_ring's
+/// regions in well under a second, see [`WALKED_PATHS`]).
+pub const FORMULA_SHARE: f64 = 0.5;
+
 /// A summarised function whose entry a region starts at, and the state there.
 type EntryState = (FuncId, SsaMap);
 
@@ -191,8 +209,10 @@ fn check_here(program: &Program, given: &Invariants, summarised: &[bool], limits
         steps_left: limits.max_steps,
         walked_paths: limits.walked_paths,
         path_steps: limits.path_steps,
+        formula_share: limits.formula_share.clamp(0.0, 1.0),
         from_start: true,
         summaries: 0,
+        failed: Cell::new(false),
     };
     let main = program.main().entry;
     let start = PathFormula::program_start(program);
@@ -245,10 +265,15 @@ struct Checker<'a> {
     walked_paths: u64,
     /// Most transitions one region is walked.
     path_steps: usize,
+    /// Share of the time left one formula may take before its region is split.
+    formula_share: f64,
     /// Regions start at the program start (failures refute) rather than at a cut point.
     from_start: bool,
     /// Summarised calls encoded in the current region (after one, a failure is no execution).
     summaries: usize,
+    /// An obligation was found broken (set by [`Checker::fail`]): an unknown that follows is
+    /// no stuck formula.
+    failed: Cell<bool>,
 }
 
 impl Checker<'_> {
@@ -342,6 +367,7 @@ impl Checker<'_> {
     /// A failure: a refutation from the program start before any summarised call, otherwise
     /// "not inductive".
     fn fail(&self, what: String) -> Proof {
+        self.failed.set(true);
         if self.from_start && self.summaries == 0 {
             Proof::Refuted(what)
         } else {
@@ -399,7 +425,7 @@ impl Checker<'_> {
 
     /// Checks the region from its start, whose path so far is `start`: path by path if it has
     /// at most `walked_paths` paths (and the walk is through in `path_steps` transitions),
-    /// otherwise as one formula.
+    /// otherwise as one formula, split at its branch points where that formula is stuck.
     fn check_region(&mut self, region: &Region, start: PathFormula) -> Result<(), Proof> {
         // Paths from a function's entry know its entry state (for its `ensures` clauses) —
         // unless an edge leads back to the entry (a loop there: its state is no entry state).
@@ -422,26 +448,60 @@ impl Checker<'_> {
             }
         }
         self.summaries = 0;
-        self.check_formula(region, first, entry_state.as_ref())
+        if self.formula_within_share(region, 0, first.clone(), entry_state.as_ref())? {
+            return Ok(());
+        }
+        self.walk_split(region, first, entry_state.as_ref())
     }
 
-    /// Checks the region as one formula, its paths merged where they meet.
+    /// Checks the rest of `region` after node `from` (reached by `at`, which the solver's
+    /// assertions hold) as one formula, in a solver scope of its own, within `formula_share` of
+    /// the check's time left. `Ok(false)`: the formula is stuck (that time ran out, or the
+    /// solver gave up on a query), nothing is shown; a broken obligation is an error as always.
+    fn formula_within_share(
+        &mut self,
+        region: &Region,
+        from: usize,
+        at: Arrival,
+        entry_state: Option<&EntryState>,
+    ) -> Result<bool, Proof> {
+        let check = self.deadline;
+        let attempt = CpuDeadline::after(check.remaining().mul_f64(self.formula_share));
+        let summaries = self.summaries;
+        self.deadline = attempt;
+        let outer = self.solver.set_deadline(Some(attempt));
+        self.solver.push();
+        let result = self.check_formula(region, from, at, entry_state);
+        self.solver.pop(1);
+        self.solver.set_deadline(outer);
+        self.deadline = check;
+        self.summaries = summaries;
+        match result {
+            Ok(()) => Ok(true),
+            Err(Proof::Unknown(_)) if !self.failed.get() && !check.passed() => Ok(false),
+            Err(p) => Err(p),
+        }
+    }
+
+    /// Checks the rest of the region after node `from`, reached by `first`, as one formula, its
+    /// paths merged where they meet.
     fn check_formula(
         &mut self,
         region: &Region,
+        from: usize,
         first: Arrival,
         entry_state: Option<&EntryState>,
     ) -> Result<(), Proof> {
-        let mut arrivals: Vec<Option<Arrival>> = Vec::with_capacity(region.nodes.len());
-        arrivals.push(Some(first));
-        for i in 1..region.nodes.len() {
+        let mut arrivals: Vec<Option<Arrival>> = vec![None; region.nodes.len()];
+        arrivals[from] = Some(first);
+        for i in from + 1..region.nodes.len() {
             let mut parts: Vec<(Bool, PathFormula)> = Vec::new();
             for t in &region.incoming[i] {
-                self.tick()?;
-                let Some(from) = arrivals[t.from].as_ref() else {
+                let Some(before) = arrivals[t.from].as_ref() else {
                     continue;
                 };
-                if let Some(part) = self.transition(from, t.via)? {
+                self.tick()?;
+                if let Some(part) = self.transition(before, t.via)? {
                     parts.push(part);
                 }
             }
@@ -449,7 +509,7 @@ impl Checker<'_> {
             if let Some(a) = &arrival {
                 self.arrived(region, i, a, entry_state)?;
             }
-            arrivals.push(arrival);
+            arrivals[i] = arrival;
         }
         Ok(())
     }

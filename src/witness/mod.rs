@@ -137,7 +137,8 @@ pub enum Evidence {
 }
 
 /// Writes the witness of `evidence` about `program` to `path` in `format`; a file is copied
-/// as it is. Returns what was written.
+/// as it is. Returns what was written, naming `path` (a stage's own file is in a work
+/// directory that may be gone when the caller reports it).
 pub fn write_witness(
     program: Option<&Program>,
     evidence: &Evidence,
@@ -150,7 +151,10 @@ pub fn write_witness(
         Evidence::File(file) => {
             std::fs::copy(file, path)
                 .map_err(|e| format!("{}: cannot copy to {}: {e}", file.display(), path.display()))?;
-            return Ok(format!("the stage's witness {}", file.display()));
+            return Ok(format!(
+                "witness {} (the deciding stage's own, copied)",
+                path.display()
+            ));
         }
         Evidence::Values(values) => {
             let program = lowered()?;

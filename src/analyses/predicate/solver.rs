@@ -109,7 +109,7 @@ impl SolverConfig {
         PooledSolver {
             solver: Some(solver),
             timeout_ms: Cell::new(timeout_ms),
-            config: *self,
+            config: Cell::new(*self),
             deadline_hit: Cell::new(false),
         }
     }
@@ -193,7 +193,7 @@ pub struct PooledSolver {
     solver: Option<Solver>,
     /// The timeout the solver is set to.
     timeout_ms: Cell<u32>,
-    config: SolverConfig,
+    config: Cell<SolverConfig>,
     /// The last query was not started: the deadline had passed.
     deadline_hit: Cell<bool>,
 }
@@ -209,6 +209,14 @@ impl PooledSolver {
         self.within_limits(|s| s.check_assumptions(assumptions))
     }
 
+    /// Queries from now on end by `deadline` (`None`: none); returns the deadline they ended by
+    /// before, to be set again after a part of the work that has a shorter one.
+    pub fn set_deadline(&self, deadline: Option<CpuDeadline>) -> Option<CpuDeadline> {
+        let config = self.config.get();
+        self.config.set(config.until(deadline));
+        config.deadline
+    }
+
     /// Why the last query answered `Unknown`.
     pub fn reason_unknown(&self) -> String {
         if self.deadline_hit.get() {
@@ -218,7 +226,7 @@ impl PooledSolver {
     }
 
     fn within_limits(&self, query: impl FnOnce(&Solver) -> SatResult) -> SatResult {
-        let Some(ms) = self.config.query_timeout_ms(self.timeout_ms.get()) else {
+        let Some(ms) = self.config.get().query_timeout_ms(self.timeout_ms.get()) else {
             self.deadline_hit.set(true);
             return SatResult::Unknown;
         };

@@ -4,6 +4,12 @@
 //! (pc_sfifo_1-2's predicate witness: see [`super::WALKED_PATHS`]); where it has many, the region
 //! is checked as one formula. Both check the same
 //! obligations on arrival ([`Checker::arrived`]).
+//!
+//! Where a region's one formula is stuck, the region is split at its branch points by the same
+//! walk: after each branch, the rest of the region from there is tried as one formula of its
+//! own (with the path so far asserted), and only where that is stuck too does the walk go on
+//! into it. The pieces cover every path, each obligation on arrival is checked in every piece
+//! that reaches it.
 
 use super::{Arrival, Checker, EntryState, Proof};
 use crate::witness::region::{Region, Via};
@@ -25,6 +31,26 @@ struct Walker<'r> {
     outgoing: Vec<Vec<(usize, Via)>>,
     entry: Option<&'r EntryState>,
     steps_left: usize,
+    /// After each branch, the rest of the region is tried as one formula first.
+    split: bool,
+}
+
+impl<'r> Walker<'r> {
+    fn new(region: &'r Region, entry: Option<&'r EntryState>, steps_left: usize, split: bool) -> Self {
+        let mut outgoing: Vec<Vec<(usize, Via)>> = vec![Vec::new(); region.nodes.len()];
+        for (to, incoming) in region.incoming.iter().enumerate() {
+            for t in incoming {
+                outgoing[t.from].push((to, t.via));
+            }
+        }
+        Walker {
+            region,
+            outgoing,
+            entry,
+            steps_left,
+            split,
+        }
+    }
 }
 
 impl Checker<'_> {
@@ -37,19 +63,24 @@ impl Checker<'_> {
         entry: Option<&EntryState>,
         steps: usize,
     ) -> Result<Walk, Proof> {
-        let mut outgoing: Vec<Vec<(usize, Via)>> = vec![Vec::new(); region.nodes.len()];
-        for (to, incoming) in region.incoming.iter().enumerate() {
-            for t in incoming {
-                outgoing[t.from].push((to, t.via));
-            }
-        }
-        let mut walker = Walker {
-            region,
-            outgoing,
-            entry,
-            steps_left: steps,
-        };
+        let mut walker = Walker::new(region, entry, steps, false);
         self.follow(&mut walker, 0, &start)
+    }
+
+    /// Checks `region` from `start` (asserted already) split at its branch points: the rest
+    /// after each branch as one formula, walked on where that is stuck (see the module doc).
+    /// Bounded by the check's steps and time only.
+    pub(super) fn walk_split(
+        &mut self,
+        region: &Region,
+        start: Arrival,
+        entry: Option<&EntryState>,
+    ) -> Result<(), Proof> {
+        let mut walker = Walker::new(region, entry, usize::MAX, true);
+        match self.follow(&mut walker, 0, &start)? {
+            Walk::Done => Ok(()),
+            Walk::OutOfSteps => Err(Proof::Unknown("the split region was not walked through".into())),
+        }
     }
 
     /// Follows each transition out of `node`, reached by the path `at`.
@@ -96,6 +127,13 @@ impl Checker<'_> {
             path,
         };
         self.arrived(walker.region, to, &next, walker.entry)?;
+        if walker.split
+            && branching
+            && !walker.outgoing[to].is_empty()
+            && self.formula_within_share(walker.region, to, next.clone(), walker.entry)?
+        {
+            return Ok(Walk::Done);
+        }
         self.follow(walker, to, &next)
     }
 }
