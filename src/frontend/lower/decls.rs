@@ -378,6 +378,7 @@ impl Lowerer<'_> {
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
             CType::Struct(_) => Err(self.unsupported(offset, STRUCT_VALUE)),
+            CType::MemoryUnion(_) => Err(self.unsupported(offset, super::memory_union::UNION_VALUE)),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -459,7 +460,7 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
-        if self.lives_in_memory(offset) && !is_extern {
+        if self.lives_in_memory(offset, &t) && !is_extern {
             return self.boxed_global(unique, source, t, init, offset);
         }
         if is_record(&t) {
@@ -855,7 +856,7 @@ impl Lowerer<'_> {
                         id.span.start,
                     )?;
                 }
-                _ if self.lives_in_memory(id.span.start) => {
+                _ if self.lives_in_memory(id.span.start, &t) => {
                     self.boxed_local(&name, t, id.node.initializer.as_ref(), id.span.start)?;
                 }
                 _ if is_record(&t) => {

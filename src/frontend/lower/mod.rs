@@ -19,6 +19,7 @@ mod decls;
 mod expr;
 mod external;
 mod function_pointer;
+mod memory_union;
 mod placed;
 mod pointer;
 mod record;

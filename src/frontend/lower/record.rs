@@ -69,7 +69,9 @@ fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std
             leaves(elem, suffix, dims, out)?;
         }
         CType::Array(..) => return Err("array of structs of variable or unspecified length".into()),
-        CType::Int(_) | CType::Ptr(_) | CType::Union(_) => out.push(Leaf {
+        // A union in memory is never a leaf of a flattened record: a record holding one lives
+        // in memory ([`super::memory_union`]).
+        CType::Int(_) | CType::Ptr(_) | CType::Union(_) | CType::MemoryUnion(_) => out.push(Leaf {
             suffix,
             ty: t.clone(),
             dims,
@@ -154,6 +156,7 @@ impl Lowerer<'_> {
                     .max();
                 (u64::from(u.storage().size_bytes()), align.unwrap_or(1))
             }
+            CType::MemoryUnion(u) => self.memory_union_layout(u, at)?,
             CType::Array(elem, ArrayLen::Fixed(n)) => {
                 let (size, align) = self.layout_of(elem, at)?;
                 let size = size
@@ -344,7 +347,10 @@ impl Lowerer<'_> {
         let at = lhs.span.start;
         let is_struct = match self.type_of_record(lhs) {
             Some(t) => matches!(t, CType::Struct(_)),
-            None => matches!(self.type_of(lhs).map(|t| self.complete(t)), Ok(CType::Struct(_))),
+            None => matches!(
+                self.type_of(lhs).map(|t| self.complete(t)),
+                Ok(CType::Struct(_) | CType::MemoryUnion(_))
+            ),
         };
         if !is_struct {
             return Ok(false);
@@ -436,7 +442,30 @@ impl Lowerer<'_> {
         init: Option<&Node<Initializer>>,
         at: usize,
     ) -> Result<(CType, LeafVars)> {
-        let t = match (t, init.map(|i| &i.node)) {
+        let t = self.with_initializer_length(t, init, at)?;
+        let mut out = Vec::new();
+        leaves(&t, String::new(), Vec::new(), &mut out).map_err(|what| self.unsupported(at, what))?;
+        let mut vars = Vec::with_capacity(out.len());
+        for leaf in out {
+            let ty = self.value_type(&leaf.ty, at)?;
+            let shape = (!leaf.dims.is_empty()).then(|| ArrayShape {
+                dims: leaf.dims.iter().map(|&n| Extent::Fixed(n)).collect(),
+                initial: Vec::new(),
+            });
+            vars.push((leaf.suffix, ty, shape));
+        }
+        Ok((t, vars))
+    }
+
+    /// `t` with an unspecified outermost length (an array of aggregates) taken from the
+    /// initializer: one braced initializer per element.
+    pub(super) fn with_initializer_length(
+        &self,
+        t: CType,
+        init: Option<&Node<Initializer>>,
+        at: usize,
+    ) -> Result<CType> {
+        Ok(match (t, init.map(|i| &i.node)) {
             (CType::Array(elem, ArrayLen::Unspecified), Some(Initializer::List(items))) => {
                 let braced = items.iter().all(|i| {
                     i.node.designation.is_empty() && matches!(i.node.initializer.node, Initializer::List(_))
@@ -450,19 +479,7 @@ impl Lowerer<'_> {
                 CType::Array(elem, ArrayLen::Fixed(items.len().max(1) as u64))
             }
             (t, _) => t,
-        };
-        let mut out = Vec::new();
-        leaves(&t, String::new(), Vec::new(), &mut out).map_err(|what| self.unsupported(at, what))?;
-        let mut vars = Vec::with_capacity(out.len());
-        for leaf in out {
-            let ty = self.value_type(&leaf.ty, at)?;
-            let shape = (!leaf.dims.is_empty()).then(|| ArrayShape {
-                dims: leaf.dims.iter().map(|&n| Extent::Fixed(n)).collect(),
-                initial: Vec::new(),
-            });
-            vars.push((leaf.suffix, ty, shape));
-        }
-        Ok((t, vars))
+        })
     }
 
     /// Declares a local struct (or array of structs) with its initializer.

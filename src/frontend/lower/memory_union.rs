@@ -1,0 +1,312 @@
+//! Unions with aggregate, pointer or `_Bool` members (`union { struct { short lo, hi; } parts;
+//! int whole; char bytes[4]; }`), as driver and heap code uses them.
+//!
+//! Such a union cannot be one CFA variable of its widest member's type, as a union of scalars
+//! is ([`super::union`]): it is one object of bytes in memory, laid out as gcc lays it out
+//! (size: its largest member rounded up to its strictest alignment). Every object whose type
+//! holds one by value — the union itself, an array of them, a struct with one inside — lives
+//! in memory from its declaration on ([`super::boxed`]), and every use is a use through a
+//! pointer ([`super::pointer`]): a member is the typed access at offset 0 of the union (and at
+//! its own offsets inside nested members), so `u.parts.lo` is a `LoadPtr` of a `short` at the
+//! union's address and `u.bytes[2]` one of a `char` two bytes on. The memory model composes a
+//! read from the bytes it covers ([`crate::cfa::cells`]), little-endian as on x86, so a member
+//! read reinterprets what another member wrote as gcc does; no layer of the CFA needs anything
+//! new.
+//!
+//! Initialisation follows C11 6.7.9: a braced list initialises a union's first member, or the
+//! member a designator names; a local with a braced initialiser is zeroed first, as gcc does
+//! (every byte, padding and bytes beyond the initialised member included). Assignment,
+//! initialisation by another object and copies of structs holding such a union copy the bytes
+//! (`memmove`), so bytes never written stay what they were. A `long double` anywhere in such
+//! a union is `unsupported` (its padding bytes are what gcc leaves there).
+
+use super::array::Place;
+use super::record::{is_record, STRUCT_VALUE};
+use super::*;
+use crate::cfa::library::LibFunction;
+use crate::frontend::types::MemoryUnionType;
+use lang_c::ast::{Designator, InitializerListItem};
+use std::iter::Peekable;
+use std::slice::Iter;
+
+/// Items of an initializer list being consumed.
+type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
+
+/// Scalars an initializer of an object in memory sets: (byte offset, value type, expression).
+type Writes<'i> = Vec<(u64, IntType, &'i Node<Expression>)>;
+
+/// The union in memory of these members (never empty), or what makes it unmodelled.
+pub(super) fn memory_union_of(members: Vec<(String, CType)>) -> CType {
+    for (_, t) in &members {
+        if let Err(what) = storable(t) {
+            return CType::Unsupported(format!("union with a member of {what}"));
+        }
+    }
+    CType::MemoryUnion(MemoryUnionType { members })
+}
+
+/// Whether an object of type `t` can be a member of a union in memory; else what it is.
+fn storable(t: &CType) -> std::result::Result<(), String> {
+    match t {
+        CType::Int(i) if i.is_long_double() => Err("type long double".into()),
+        CType::Int(_) | CType::Ptr(_) => Ok(()),
+        CType::Union(u) if u.members.iter().any(|(_, m)| m.is_long_double()) => {
+            Err("type long double".into())
+        }
+        CType::Union(_) => Ok(()),
+        CType::Array(elem, ArrayLen::Fixed(_)) => storable(elem),
+        CType::Array(..) => Err("array type of variable or unspecified length".into()),
+        CType::Struct(s) => s.members.iter().try_for_each(|(_, m)| storable(m)),
+        CType::MemoryUnion(u) => u.members.iter().try_for_each(|(_, m)| storable(m)),
+        CType::Void => Err("type void".into()),
+        CType::Func(_) => Err("function type".into()),
+        CType::Incomplete { .. } => Err("incomplete type".into()),
+        CType::Unsupported(what) => Err(what.clone()),
+    }
+}
+
+/// Whether an object of type `t` holds a union in memory by value (so lives in memory).
+pub(super) fn holds_memory_union(t: &CType) -> bool {
+    match t {
+        CType::MemoryUnion(_) => true,
+        CType::Array(elem, _) => holds_memory_union(elem),
+        CType::Struct(s) => s.members.iter().any(|(_, m)| holds_memory_union(m)),
+        _ => false,
+    }
+}
+
+/// What `unsupported` says about a union in memory used as a value.
+pub(super) const UNION_VALUE: &str = "union with aggregate members used as a value (only assignment, initialisation and member access are modelled)";
+
+impl Lowerer<'_> {
+    /// `sizeof` and alignment of the union in memory `u` as gcc lays it out.
+    pub(super) fn memory_union_layout(&self, u: &MemoryUnionType, at: usize) -> Result<(u64, u64)> {
+        let (mut size, mut align) = (0u64, 1u64);
+        for (_, m) in &u.members {
+            let (s, a) = self.layout_of(m, at)?;
+            size = size.max(s);
+            align = align.max(a);
+        }
+        let padded = size
+            .div_ceil(align)
+            .checked_mul(align)
+            .ok_or_else(|| self.malformed(at, "union too large"))?;
+        Ok((padded, align))
+    }
+
+    /// Initialises the object of type `t` (which holds a union in memory) at `address` from
+    /// `init`; with a braced list, `zero` first sets every byte to 0.
+    pub(super) fn initialize_in_memory(
+        &mut self,
+        address: Expr,
+        t: &CType,
+        init: &Node<Initializer>,
+        zero: bool,
+        at: usize,
+    ) -> Result<()> {
+        let items = match &init.node {
+            Initializer::Expression(e) => return self.copy_in_memory(address, e, t, at),
+            Initializer::List(items) => items,
+        };
+        let mut writes = Vec::new();
+        let mut it = items.iter().peekable();
+        self.fill_in_memory(t, 0, &mut it, true, at, &mut writes)?;
+        if let Some(extra) = it.next() {
+            return Err(self.malformed(extra.span.start, "excess elements in initializer"));
+        }
+        if zero {
+            let (size, _) = self.layout_of(t, at)?;
+            self.pos = at;
+            self.emit(Operation::Library {
+                function: LibFunction::Memset,
+                args: vec![
+                    address.clone(),
+                    Expr::constant(0, IntType::INT),
+                    Expr::constant(i128::from(size), self.model.ulong()),
+                ],
+                result: None,
+            })?;
+        }
+        let ptr = self.model.pointer();
+        for (offset, ty, e) in writes {
+            let value = self.rvalue(e)?.e.cast(ty);
+            self.pos = at;
+            let place = Place::Deref {
+                address: fold(Expr::binary(
+                    BinaryOp::Add,
+                    address.clone(),
+                    Expr::constant(i128::from(offset), ptr),
+                    ptr,
+                )),
+            };
+            self.write_place(&place, value)?;
+        }
+        Ok(())
+    }
+
+    /// Consumes items for the sub-objects of aggregate `t` at byte `base` in order, as
+    /// [`super::record`]'s `fill` does for records of leaves: a braced list fills one
+    /// sub-object, a bare value its first scalar (brace elision); without braces of its own
+    /// (`braced` false) it stops at a designator. A union takes one item, for its first
+    /// member or the designated one.
+    fn fill_in_memory<'i>(
+        &mut self,
+        t: &CType,
+        base: u64,
+        it: &mut Items<'i>,
+        braced: bool,
+        at: usize,
+        out: &mut Writes<'i>,
+    ) -> Result<()> {
+        let count = match t {
+            CType::Struct(s) => s.members.len() as u64,
+            CType::Array(_, ArrayLen::Fixed(n)) => *n,
+            CType::MemoryUnion(u) => u.members.len() as u64,
+            _ => return Err(self.malformed(at, "initializer list for a scalar")),
+        };
+        let union = matches!(t, CType::MemoryUnion(_));
+        let mut k: u64 = 0;
+        while let Some(&item) = it.peek() {
+            let designated = !item.node.designation.is_empty();
+            if designated {
+                if !braced {
+                    return Ok(());
+                }
+                k = self.designated_in_memory(t, &item.node.designation, item.span.start)?;
+            }
+            if k >= count {
+                if braced {
+                    return Err(self.malformed(item.span.start, "excess elements in initializer"));
+                }
+                return Ok(());
+            }
+            let (sub, offset) = self.sub_object_in_memory(t, k, base, at)?;
+            let scalar = match &sub {
+                CType::Int(i) => Some(*i),
+                CType::Ptr(_) => Some(self.model.pointer()),
+                // A union of scalars: its first member.
+                CType::Union(u) => Some(u.members[0].1),
+                _ => None,
+            };
+            match (&item.node.initializer.node, scalar) {
+                (Initializer::List(list), None) => {
+                    it.next();
+                    let mut inner = list.iter().peekable();
+                    self.fill_in_memory(&sub, offset, &mut inner, true, item.span.start, out)?;
+                    if let Some(extra) = inner.next() {
+                        return Err(self.malformed(extra.span.start, "excess elements in initializer"));
+                    }
+                }
+                (Initializer::List(list), Some(ty)) => {
+                    it.next();
+                    match list.as_slice() {
+                        [] => {}
+                        [one] if one.node.designation.is_empty() => match &one.node.initializer.node {
+                            Initializer::Expression(e) => out.push((offset, ty, e)),
+                            Initializer::List(_) => {
+                                return Err(self.malformed(item.span.start, "too many braces"))
+                            }
+                        },
+                        _ => {
+                            return Err(
+                                self.unsupported(item.span.start, "initializer list of a union of scalars")
+                            )
+                        }
+                    }
+                }
+                (Initializer::Expression(e), Some(ty)) => {
+                    it.next();
+                    if matches!(sub, CType::Union(_)) {
+                        return Err(self.unsupported(e.span.start, "union initialised by an expression"));
+                    }
+                    out.push((offset, ty, e));
+                }
+                (Initializer::Expression(_), None) if designated => {
+                    return Err(
+                        self.unsupported(item.span.start, "designated initializer with elided braces")
+                    );
+                }
+                (Initializer::Expression(_), None) => {
+                    self.fill_in_memory(&sub, offset, it, false, item.span.start, out)?;
+                }
+            }
+            k = if union { count } else { k + 1 };
+        }
+        Ok(())
+    }
+
+    /// Sub-object `k` of aggregate `t` at byte `base`: its type and byte offset.
+    fn sub_object_in_memory(&self, t: &CType, k: u64, base: u64, at: usize) -> Result<(CType, u64)> {
+        let k_usize = usize::try_from(k).map_err(|_| self.malformed(at, "initializer outside the object"))?;
+        Ok(match t {
+            CType::Struct(s) => {
+                let offsets = self.member_offsets(s, at)?;
+                (
+                    s.members[k_usize].1.clone(),
+                    base.saturating_add(offsets[k_usize]),
+                )
+            }
+            CType::Array(elem, _) => {
+                let (size, _) = self.layout_of(elem, at)?;
+                ((**elem).clone(), base.saturating_add(k.saturating_mul(size)))
+            }
+            CType::MemoryUnion(u) => (u.members[k_usize].1.clone(), base),
+            _ => return Err(self.malformed(at, "initializer list for a scalar")),
+        })
+    }
+
+    /// The position among `t`'s sub-objects a single designator (`.m` or `[k]`) names.
+    fn designated_in_memory(
+        &mut self,
+        t: &CType,
+        designation: &[Node<Designator>],
+        at: usize,
+    ) -> Result<u64> {
+        let [d] = designation else {
+            return Err(self.unsupported(at, "nested designator"));
+        };
+        let position = |members: &[(String, CType)], name: &str| {
+            members.iter().position(|(n, _)| n == name).map(|p| p as u64)
+        };
+        match (&d.node, t) {
+            (Designator::Member(name), CType::Struct(s)) => position(&s.members, &name.node.name)
+                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the struct", name.node.name))),
+            (Designator::Member(name), CType::MemoryUnion(u)) => position(&u.members, &name.node.name)
+                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the union", name.node.name))),
+            (Designator::Index(e), CType::Array(_, ArrayLen::Fixed(n))) => match self.const_eval(e)? {
+                i if i >= 0 && i < i128::from(*n) => Ok(i as u64),
+                _ => Err(self.malformed(at, "array designator outside the array")),
+            },
+            _ => Err(self.unsupported(at, "designator of this kind")),
+        }
+    }
+
+    /// Copies the object `src` designates, of type `t` (which holds a union in memory), to
+    /// `address`: its bytes, as they are (`memmove`: `u = u` is a copy onto itself).
+    pub(super) fn copy_in_memory(
+        &mut self,
+        address: Expr,
+        src: &Node<Expression>,
+        t: &CType,
+        at: usize,
+    ) -> Result<()> {
+        let Some((from, st)) = self.pointed_object(src)? else {
+            let what = if is_record(t) { STRUCT_VALUE } else { UNION_VALUE };
+            return Err(self.unsupported(src.span.start, what));
+        };
+        if st != *t {
+            return Err(self.malformed(at, "union or struct value of an incompatible type"));
+        }
+        let (size, _) = self.layout_of(t, at)?;
+        self.pos = at;
+        self.emit(Operation::Library {
+            function: LibFunction::Memmove,
+            args: vec![
+                address,
+                from,
+                Expr::constant(i128::from(size), self.model.ulong()),
+            ],
+            result: None,
+        })
+    }
+}
