@@ -11,13 +11,10 @@
 mod memory_programs;
 
 use baton::analyses::AnalysisKind;
-use baton::cfa::emit_c::emit_c;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
-use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use memory_programs::{assert_errors, assert_sound, gcc_exits_7, have_gcc, run, verify};
-use std::path::Path;
+use memory_programs::{assert_errors, run, verify, Twins};
 
 /// The unions the programs use: a word beside its halves and its bytes, a pointer beside an
 /// integer and a `_Bool`, a union inside a struct (with padding in LP64) and a union of a
@@ -34,8 +31,7 @@ union U gu = { .whole = 0x01020304 };\n\
 struct node gn[2] = { { 1, { { 5, 6 } }, 0 }, { 2, { .whole = -1 }, 0 } };\n\
 union N gz;\n";
 
-/// (name, statements, a condition gcc makes true after them). The safe program errs when the
-/// condition is false, its buggy twin when it is true.
+/// (name, statements, a condition gcc makes true after them): see [`Twins`].
 const PROGRAMS: &[(&str, &str, &str)] = &[
     (
         "punning",
@@ -110,93 +106,32 @@ const PROGRAMS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The safe program (errs when `cond` is false) or its buggy twin (errs when it is true).
-fn text(statements: &str, cond: &str, buggy: bool) -> String {
-    let check = if buggy {
-        format!("if ({cond}) reach_error();")
-    } else {
-        format!("if (!({cond})) reach_error();")
-    };
-    format!("{DECLS}int main(void) {{\n  {statements}\n  {check}\n  return 0;\n}}\n")
-}
+/// The programs with their twins; the nondet function returns 0x12345.
+const TWINS: Twins = Twins {
+    file: "unions.c",
+    decls: DECLS,
+    programs: PROGRAMS,
+    nondet: 0x12345,
+    nondeterministic: &["nondet_word"],
+};
 
 fn program(body: &str, model: DataModel) -> Program {
     memory_programs::program("unions.c", body, model)
 }
 
-/// Whether `body` (after a prelude whose nondet functions return 1 and whose `reach_error`
-/// exits 7), compiled by gcc for `model`, reaches the error; `None` without 32-bit support.
-fn gcc_reaches_error(body: &str, model: DataModel, dir: &Path) -> Option<bool> {
-    let prelude = "extern void exit(int);\nint __VERIFIER_nondet_int(void) { return 0x12345; }\n\
-                   void __VERIFIER_assume(int c) { if (!c) exit(0); }\nvoid reach_error(void) { exit(7); }\n";
-    gcc_exits_7(&format!("{prelude}{body}"), model, &[], dir)
-}
-
-/// Every member read gives the bytes gcc gives: the interpreter ends both twins as gcc does,
+/// Every member read gives the bytes gcc reads: the interpreter ends both twins as gcc does,
 /// the explicit analysis decides them exactly (but for the nondeterministic one), the
 /// predicate and CHC analyses never answer wrongly.
 #[test]
 fn members_read_the_bytes_gcc_reads() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let gcc = have_gcc();
-    for &(name, statements, cond) in PROGRAMS {
-        for model in [DataModel::ILP32, DataModel::LP64] {
-            for buggy in [false, true] {
-                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
-                let body = text(statements, cond, buggy);
-                if gcc {
-                    if let Some(native) = gcc_reaches_error(&body, model, dir.path()) {
-                        assert_eq!(native, buggy, "{label}: gcc disagrees with the expectation");
-                    }
-                }
-                let p = program(&body, model);
-                for input in [0x12345, -1, 0] {
-                    let ending = run(&p, &[input]);
-                    assert_eq!(ending.is_error(), buggy, "{label} on {input}: {ending}");
-                }
-                for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate, AnalysisKind::Chc] {
-                    let outcome = verify(kind, &p);
-                    assert_sound(&label, kind, &p, buggy, &outcome);
-                    if kind == AnalysisKind::Explicit && name != "nondet_word" {
-                        let expected = if buggy { Verdict::False } else { Verdict::True };
-                        assert_eq!(outcome.verdict, expected, "{label}: {}", outcome.reason);
-                    }
-                }
-            }
-        }
-    }
+    TWINS.assert_decided();
 }
 
 /// The emitted C compiles, gcc running it reaches the error exactly in the buggy twins, and
 /// it reads back to a program the interpreter ends the same way.
 #[test]
 fn emitted_programs_keep_the_unions() {
-    if !have_gcc() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    for &(name, statements, cond) in PROGRAMS {
-        for model in [DataModel::ILP32, DataModel::LP64] {
-            for buggy in [false, true] {
-                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
-                let p = program(&text(statements, cond, buggy), model);
-                let c = emit_c(&p);
-                // The prelude's `reach_error` (exit 7) and nondet function instead of the emitted ones.
-                let native = c
-                    .replace("void reach_error(void) {", "static void emitted_error(void) {")
-                    .replace(
-                        "__VERIFIER_nondet_int(void);",
-                        "__VERIFIER_nondet_int_emitted(void);",
-                    );
-                let Some(reached) = gcc_reaches_error(&native, model, dir.path()) else {
-                    continue;
-                };
-                assert_eq!(reached, buggy, "{label}: the emitted program under gcc\n{c}");
-                let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{label}: {e}"));
-                assert_eq!(run(&back, &[0x12345]).is_error(), buggy, "{label}: read back");
-            }
-        }
-    }
+    TWINS.assert_emitted_behave();
 }
 
 /// Reading a member of a `malloc`ed union never written is undefined behaviour (as for any

@@ -127,7 +127,12 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
         let statement = match rng.below(7) {
             0 | 1 => {
                 let m = rng.pick(&members);
-                format!("{} = ({}) (v{v} * {c}u + {}u);", member_of(&m.path), m.ty, rng.below(70_000))
+                format!(
+                    "{} = ({}) (v{v} * {c}u + {}u);",
+                    member_of(&m.path),
+                    m.ty,
+                    rng.below(70_000)
+                )
             }
             2 => {
                 let (a, ty, n) = rng.pick(&arrays);
@@ -148,12 +153,12 @@ pub fn generate(seed: u64, prefix: &str) -> GenProgram {
                 let copies = [
                     format!("l = {p}ga[v{v} % 3u];"),
                     format!("{p}ga[v{v} % 3u] = l;"),
-                    format!("lo.in = *q;"),
+                    "lo.in = *q;".to_string(),
                     format!("*q = {p}go.in;"),
                     format!("{p}go = lo;"),
                     format!("lo = {p}go;"),
                     format!("q = &{p}ga[v{v} % 3u];"),
-                    format!("q = &lo.in;"),
+                    "q = &lo.in;".to_string(),
                 ];
                 rng.pick(&copies).clone()
             }

@@ -21,19 +21,11 @@
 //! a union is `unsupported` (its padding bytes are what gcc leaves there).
 
 use super::array::Place;
+use super::braced::sub_object_type;
 use super::record::{is_record, STRUCT_VALUE};
 use super::*;
 use crate::cfa::library::LibFunction;
 use crate::frontend::types::MemoryUnionType;
-use lang_c::ast::{Designator, InitializerListItem};
-use std::iter::Peekable;
-use std::slice::Iter;
-
-/// Items of an initializer list being consumed.
-type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
-
-/// Scalars an initializer of an object in memory sets: (byte offset, value type, expression).
-type Writes<'i> = Vec<(u64, IntType, &'i Node<Expression>)>;
 
 /// The union in memory of these members (never empty), or what makes it unmodelled.
 pub(super) fn memory_union_of(members: Vec<(String, CType)>) -> CType {
@@ -109,10 +101,20 @@ impl Lowerer<'_> {
             Initializer::List(items) => items,
         };
         let mut writes = Vec::new();
-        let mut it = items.iter().peekable();
-        self.fill_in_memory(t, 0, &mut it, true, at, &mut writes)?;
-        if let Some(extra) = it.next() {
-            return Err(self.malformed(extra.span.start, "excess elements in initializer"));
+        for initial in self.braced_initials(t, items, at)? {
+            let ty = match &initial.ty {
+                CType::Union(_) if matches!(self.type_of(initial.e), Ok(CType::Union(_))) => {
+                    return Err(self.unsupported(initial.e.span.start, "union initialised by a union value"));
+                }
+                // A union of scalars: its first member.
+                CType::Union(u) => u.members[0].1,
+                other => self.value_type(other, at)?,
+            };
+            let (mut sub, mut offset) = (t.clone(), 0);
+            for &k in &initial.path {
+                (sub, offset) = self.sub_object_in_memory(&sub, k, offset, at)?;
+            }
+            writes.push((offset, ty, initial.e));
         }
         if zero {
             let (size, _) = self.layout_of(t, at)?;
@@ -144,141 +146,20 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// Consumes items for the sub-objects of aggregate `t` at byte `base` in order, as
-    /// [`super::record`]'s `fill` does for records of leaves: a braced list fills one
-    /// sub-object, a bare value its first scalar (brace elision); without braces of its own
-    /// (`braced` false) it stops at a designator. A union takes one item, for its first
-    /// member or the designated one.
-    fn fill_in_memory<'i>(
-        &mut self,
-        t: &CType,
-        base: u64,
-        it: &mut Items<'i>,
-        braced: bool,
-        at: usize,
-        out: &mut Writes<'i>,
-    ) -> Result<()> {
-        let count = match t {
-            CType::Struct(s) => s.members.len() as u64,
-            CType::Array(_, ArrayLen::Fixed(n)) => *n,
-            CType::MemoryUnion(u) => u.members.len() as u64,
-            _ => return Err(self.malformed(at, "initializer list for a scalar")),
-        };
-        let union = matches!(t, CType::MemoryUnion(_));
-        let mut k: u64 = 0;
-        while let Some(&item) = it.peek() {
-            let designated = !item.node.designation.is_empty();
-            if designated {
-                if !braced {
-                    return Ok(());
-                }
-                k = self.designated_in_memory(t, &item.node.designation, item.span.start)?;
-            }
-            if k >= count {
-                if braced {
-                    return Err(self.malformed(item.span.start, "excess elements in initializer"));
-                }
-                return Ok(());
-            }
-            let (sub, offset) = self.sub_object_in_memory(t, k, base, at)?;
-            let scalar = match &sub {
-                CType::Int(i) => Some(*i),
-                CType::Ptr(_) => Some(self.model.pointer()),
-                // A union of scalars: its first member.
-                CType::Union(u) => Some(u.members[0].1),
-                _ => None,
-            };
-            match (&item.node.initializer.node, scalar) {
-                (Initializer::List(list), None) => {
-                    it.next();
-                    let mut inner = list.iter().peekable();
-                    self.fill_in_memory(&sub, offset, &mut inner, true, item.span.start, out)?;
-                    if let Some(extra) = inner.next() {
-                        return Err(self.malformed(extra.span.start, "excess elements in initializer"));
-                    }
-                }
-                (Initializer::List(list), Some(ty)) => {
-                    it.next();
-                    match list.as_slice() {
-                        [] => {}
-                        [one] if one.node.designation.is_empty() => match &one.node.initializer.node {
-                            Initializer::Expression(e) => out.push((offset, ty, e)),
-                            Initializer::List(_) => {
-                                return Err(self.malformed(item.span.start, "too many braces"))
-                            }
-                        },
-                        _ => {
-                            return Err(
-                                self.unsupported(item.span.start, "initializer list of a union of scalars")
-                            )
-                        }
-                    }
-                }
-                (Initializer::Expression(e), Some(ty)) => {
-                    it.next();
-                    if matches!(sub, CType::Union(_)) {
-                        return Err(self.unsupported(e.span.start, "union initialised by an expression"));
-                    }
-                    out.push((offset, ty, e));
-                }
-                (Initializer::Expression(_), None) if designated => {
-                    return Err(
-                        self.unsupported(item.span.start, "designated initializer with elided braces")
-                    );
-                }
-                (Initializer::Expression(_), None) => {
-                    self.fill_in_memory(&sub, offset, it, false, item.span.start, out)?;
-                }
-            }
-            k = if union { count } else { k + 1 };
-        }
-        Ok(())
-    }
-
     /// Sub-object `k` of aggregate `t` at byte `base`: its type and byte offset.
     fn sub_object_in_memory(&self, t: &CType, k: u64, base: u64, at: usize) -> Result<(CType, u64)> {
-        let k_usize = usize::try_from(k).map_err(|_| self.malformed(at, "initializer outside the object"))?;
-        Ok(match t {
+        let outside = || self.malformed(at, "initializer outside the object");
+        let sub = sub_object_type(t, k).cloned().ok_or_else(outside)?;
+        let offset = match t {
             CType::Struct(s) => {
                 let offsets = self.member_offsets(s, at)?;
-                (
-                    s.members[k_usize].1.clone(),
-                    base.saturating_add(offsets[k_usize]),
-                )
+                let k = usize::try_from(k).map_err(|_| outside())?;
+                *offsets.get(k).ok_or_else(outside)?
             }
-            CType::Array(elem, _) => {
-                let (size, _) = self.layout_of(elem, at)?;
-                ((**elem).clone(), base.saturating_add(k.saturating_mul(size)))
-            }
-            CType::MemoryUnion(u) => (u.members[k_usize].1.clone(), base),
-            _ => return Err(self.malformed(at, "initializer list for a scalar")),
-        })
-    }
-
-    /// The position among `t`'s sub-objects a single designator (`.m` or `[k]`) names.
-    fn designated_in_memory(
-        &mut self,
-        t: &CType,
-        designation: &[Node<Designator>],
-        at: usize,
-    ) -> Result<u64> {
-        let [d] = designation else {
-            return Err(self.unsupported(at, "nested designator"));
+            CType::Array(elem, _) => k.saturating_mul(self.layout_of(elem, at)?.0),
+            _ => 0,
         };
-        let position = |members: &[(String, CType)], name: &str| {
-            members.iter().position(|(n, _)| n == name).map(|p| p as u64)
-        };
-        match (&d.node, t) {
-            (Designator::Member(name), CType::Struct(s)) => position(&s.members, &name.node.name)
-                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the struct", name.node.name))),
-            (Designator::Member(name), CType::MemoryUnion(u)) => position(&u.members, &name.node.name)
-                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the union", name.node.name))),
-            (Designator::Index(e), CType::Array(_, ArrayLen::Fixed(n))) => match self.const_eval(e)? {
-                i if i >= 0 && i < i128::from(*n) => Ok(i as u64),
-                _ => Err(self.malformed(at, "array designator outside the array")),
-            },
-            _ => Err(self.unsupported(at, "designator of this kind")),
-        }
+        Ok((sub, base.saturating_add(offset)))
     }
 
     /// Copies the object `src` designates, of type `t` (which holds a union in memory), to

@@ -14,6 +14,7 @@
 
 mod array;
 mod boxed;
+mod braced;
 mod call;
 mod decls;
 mod expr;
