@@ -163,6 +163,11 @@ impl Lowerer<'_> {
         };
         match (&d.node, t) {
             (Designator::Member(name), CType::Struct(s)) => member(&s.members, &name.node.name, "struct"),
+            (Designator::Member(name), CType::MemoryUnion(u))
+                if u.members.iter().any(|(n, _)| n.is_empty()) =>
+            {
+                Err(self.unsupported(at, "designated initializer of a union with an anonymous member"))
+            }
             (Designator::Member(name), CType::MemoryUnion(u)) => member(&u.members, &name.node.name, "union"),
             (Designator::Index(e), CType::Array(_, ArrayLen::Fixed(n))) => match self.const_eval(e)? {
                 i if i >= 0 && i < i128::from(*n) => Ok(i as u64),

@@ -143,6 +143,19 @@ impl Lowerer<'_> {
                 _ => None,
             });
             let base = self.base_type(specs)?;
+            // `struct { ... };` or `union { ... };` without a tag or declarator: an anonymous
+            // member (C11 6.7.2.1 §13), whose members are the enclosing type's.
+            let anonymous = field.node.specifiers.iter().any(|s| {
+                matches!(&s.node, SpecifierQualifier::TypeSpecifier(t)
+                    if matches!(&t.node, TypeSpecifier::Struct(st) if st.node.identifier.is_none()))
+            });
+            if field.node.declarators.is_empty() && anonymous {
+                members.push(MemberDecl {
+                    name: None,
+                    declared: Declared::Object(base.clone()),
+                    bit_field: false,
+                });
+            }
             for decl in &field.node.declarators {
                 let bit_field = decl.node.bit_width.is_some();
                 let (name, declared) = match &decl.node.declarator {

@@ -316,9 +316,7 @@ impl Lowerer<'_> {
                         .iter()
                         .find(|(n, _)| n == name)
                         .map(|(_, t)| CType::Int(*t)),
-                    CType::MemoryUnion(u) => {
-                        u.members.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
-                    }
+                    u @ CType::MemoryUnion(_) => self.member_offset(&u, name, at).ok().map(|(_, t)| t),
                     _ => None,
                 };
                 member.ok_or_else(|| self.malformed(at, format!("no member `{name}`")))?

@@ -7,7 +7,8 @@
 //! holds one by value — the union itself, an array of them, a struct with one inside — lives
 //! in memory from its declaration on ([`super::boxed`]), and every use is a use through a
 //! pointer ([`super::pointer`]): a member is the typed access at offset 0 of the union (and at
-//! its own offsets inside nested members), so `u.parts.lo` is a `LoadPtr` of a `short` at the
+//! its own offsets inside nested members; a member of an anonymous struct or union member is
+//! found there, named `""`), so `u.parts.lo` is a `LoadPtr` of a `short` at the
 //! union's address and `u.bytes[2]` one of a `char` two bytes on. The memory model composes a
 //! read from the bytes it covers ([`crate::cfa::cells`]), little-endian as on x86, so a member
 //! read reinterprets what another member wrote as gcc does; no layer of the CFA needs anything

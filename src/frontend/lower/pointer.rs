@@ -96,7 +96,7 @@ impl Lowerer<'_> {
     /// The byte offset and type of member `name` of the struct or union type `t` (a union's
     /// members are at offset 0; in memory, a member of a union of scalars reads the bytes there
     /// as its own type).
-    fn member_offset(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
+    pub(super) fn member_offset(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
         let no_member = |what: &str| self.malformed(at, format!("no member `{name}` in the {what}"));
         let s = match t {
             CType::Struct(s) => s,
@@ -109,12 +109,17 @@ impl Lowerer<'_> {
                     .ok_or_else(|| no_member("union"))
             }
             CType::MemoryUnion(u) => {
+                if let Some((_, m)) = u.members.iter().find(|(n, _)| n == name) {
+                    return Ok((0, m.clone()));
+                }
+                // A member of an anonymous struct or union member (named ""), at its offset
+                // there.
                 return u
                     .members
                     .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, m)| (0, m.clone()))
-                    .ok_or_else(|| no_member("union"))
+                    .filter(|(n, _)| n.is_empty())
+                    .find_map(|(_, m)| self.member_offset(m, name, at).ok())
+                    .ok_or_else(|| no_member("union"));
             }
             _ => return Err(self.unsupported(at, "member of something that is not a struct or union")),
         };

@@ -135,11 +135,15 @@ pub(super) fn union_of(declared: Vec<MemberDecl>) -> CType {
         if m.bit_field {
             return CType::Unsupported("bit-field in a union".into());
         }
-        let Some(name) = m.name else {
-            return CType::Unsupported("anonymous struct or union member".into());
-        };
         let Declared::Object(t) = m.declared else {
             return CType::Unsupported("union with a function member".into());
+        };
+        // An anonymous struct or union member is named "": its members are the union's
+        // (the lowering's `member_offset` finds them), and the union lives in memory.
+        let name = match (m.name, &t) {
+            (Some(name), _) => name,
+            (None, CType::Struct(_) | CType::Union(_) | CType::MemoryUnion(_)) => String::new(),
+            (None, _) => return CType::Unsupported("anonymous member that is not a struct or union".into()),
         };
         members.push((name, t));
     }
@@ -149,7 +153,7 @@ pub(super) fn union_of(declared: Vec<MemberDecl>) -> CType {
     let scalars: Option<Vec<(String, IntType)>> = members
         .iter()
         .map(|(n, t)| match t {
-            CType::Int(i) if !i.is_bool() => Some((n.clone(), *i)),
+            CType::Int(i) if !i.is_bool() && !n.is_empty() => Some((n.clone(), *i)),
             _ => None,
         })
         .collect();
