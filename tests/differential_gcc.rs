@@ -23,6 +23,9 @@
 //! (tests/support/cgen_library.rs) checks the C library functions
 //! Baton models: `memset`, `memcpy`, `memmove`, `memcmp` over arrays, structs and heap blocks,
 //! and `strlen`, `strcmp`, `strncmp`, `strcpy`, `strncpy`, `strcat`, `strchr` on strings.
+//! A sixth (tests/support/cgen_unions.rs) checks unions with struct and array members: member
+//! reads reinterpreting the bytes other members wrote, whole-union copies, unions in structs
+//! and arrays and behind pointers, `sizeof` and `_Alignof`.
 //!
 //! Every generator runs `BATON_DIFF_PROGRAMS` programs (default: its CI count below) per data
 //! model, seeds from `BATON_DIFF_FIRST_SEED` (default 0) on, `BATON_DIFF_INPUTS` input lists
@@ -39,6 +42,8 @@ mod cgen_library;
 mod cgen_pointers;
 #[path = "support/cgen_structs.rs"]
 mod cgen_structs;
+#[path = "support/cgen_unions.rs"]
+mod cgen_unions;
 #[path = "support/gcc_harness.rs"]
 mod gcc_harness;
 
@@ -58,6 +63,8 @@ const FLOAT_PROGRAMS: u64 = 220;
 const STRUCT_PROGRAMS: u64 = 220;
 /// Pointer and heap programs per data model (x `BATON_DIFF_INPUTS` runs each).
 const POINTER_PROGRAMS: u64 = 220;
+/// Programs over unions with aggregate members per data model.
+const UNION_PROGRAMS: u64 = 220;
 /// Programs calling the C library's memory and string functions per data model.
 const LIBRARY_PROGRAMS: u64 = 220;
 
@@ -488,6 +495,16 @@ fn interpreter_agrees_with_gcc_on_struct_programs() {
     if let Some(out) = run_generated("s", cgen_structs::generate, STRUCT_PROGRAMS, &sse) {
         // Every program declares struct types and objects of them.
         assert!(out.programs.iter().all(|p| p.text().contains("struct")));
+    }
+}
+
+/// Union programs: unions of a struct, a word and arrays of bytes and halves, in structs and
+/// arrays, written and read through every member (the bytes reinterpreted), copied whole, with
+/// `sizeof` and `_Alignof` as gcc lays them out, in both data models.
+#[test]
+fn interpreter_agrees_with_gcc_on_union_programs() {
+    if let Some(out) = run_generated("n", cgen_unions::generate, UNION_PROGRAMS, &[]) {
+        assert!(out.programs.iter().all(|p| p.text().contains("union")));
     }
 }
 

@@ -10,13 +10,10 @@
 mod memory_programs;
 
 use baton::analyses::AnalysisKind;
-use baton::cfa::emit_c::emit_c;
 use baton::cfa::types::DataModel;
 use baton::cfa::Program;
-use baton::frontend::load_source;
 use baton::verdict::Verdict;
-use memory_programs::{assert_errors, assert_sound, gcc_exits_7, have_gcc, run, verify};
-use std::path::Path;
+use memory_programs::{assert_errors, have_gcc, run, verify, Twins};
 
 /// The structs the programs use: padding after `tag` and inside `in`, a `long long` member
 /// aligned differently in the two data models, an array member.
@@ -25,8 +22,7 @@ struct rec { char tag; int value; struct in n; short arr[3]; };\n\
 struct rec g = { 1, 2, { 3, 4 }, { 5, 6, 7 } };\n\
 struct rec ga[3];\n";
 
-/// (name, statements, a condition gcc makes true after them). The safe program errs when the
-/// condition is false, its buggy twin when it is true.
+/// (name, statements, a condition gcc makes true after them): see [`Twins`].
 const PROGRAMS: &[(&str, &str, &str)] = &[
     ("difference", "", "(char *)&g.value - (char *)&g.tag == 4"),
     (
@@ -83,26 +79,17 @@ const PROGRAMS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The safe program (errs when `cond` is false) or its buggy twin (errs when it is true).
-fn text(statements: &str, cond: &str, buggy: bool) -> String {
-    let check = if buggy {
-        format!("if ({cond}) reach_error();")
-    } else {
-        format!("if (!({cond})) reach_error();")
-    };
-    format!("{DECLS}int main(void) {{\n  {statements}\n  {check}\n  return 0;\n}}\n")
-}
+/// The programs with their twins; the nondet function returns 1.
+const TWINS: Twins = Twins {
+    file: "layout.c",
+    decls: DECLS,
+    programs: PROGRAMS,
+    nondet: 1,
+    nondeterministic: &["nondet_index"],
+};
 
 fn program(body: &str, model: DataModel) -> Program {
     memory_programs::program("layout.c", body, model)
-}
-
-/// Whether `body` (after a prelude whose nondet functions return 1 and whose `reach_error`
-/// exits 7), compiled by gcc for `model`, reaches the error; `None` without 32-bit support.
-fn gcc_reaches_error(body: &str, model: DataModel, dir: &Path) -> Option<bool> {
-    let prelude = "#include <stdlib.h>\nint __VERIFIER_nondet_int(void) { return 1; }\n\
-                   void __VERIFIER_assume(int c) { if (!c) exit(0); }\nvoid reach_error(void) { exit(7); }\n";
-    gcc_exits_7(&format!("{prelude}{body}"), model, &[], dir)
 }
 
 /// Every observation of the layout gives gcc's value: the interpreter ends both twins as gcc
@@ -110,58 +97,14 @@ fn gcc_reaches_error(body: &str, model: DataModel, dir: &Path) -> Option<bool> {
 /// answer wrongly.
 #[test]
 fn member_addresses_give_gccs_layout() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let gcc = have_gcc();
-    for &(name, statements, cond) in PROGRAMS {
-        for model in [DataModel::ILP32, DataModel::LP64] {
-            for buggy in [false, true] {
-                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
-                let body = text(statements, cond, buggy);
-                if gcc {
-                    if let Some(native) = gcc_reaches_error(&body, model, dir.path()) {
-                        assert_eq!(native, buggy, "{label}: gcc disagrees with the expectation");
-                    }
-                }
-                let p = program(&body, model);
-                assert_eq!(run(&p, &[1]).is_error(), buggy, "{label}: {}", run(&p, &[1]));
-                for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate, AnalysisKind::Chc] {
-                    let outcome = verify(kind, &p);
-                    assert_sound(&label, kind, &p, buggy, &outcome);
-                    if kind == AnalysisKind::Explicit && name != "nondet_index" {
-                        let expected = if buggy { Verdict::False } else { Verdict::True };
-                        assert_eq!(outcome.verdict, expected, "{label}: {}", outcome.reason);
-                    }
-                }
-            }
-        }
-    }
+    TWINS.assert_decided();
 }
 
 /// The emitted C declares the leaves of such a struct as one C struct with gcc's layout: it
 /// compiles, gcc running it reaches the error exactly in the buggy twins, and it reads back.
 #[test]
 fn emitted_programs_keep_the_layout() {
-    if !have_gcc() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    for &(name, statements, cond) in PROGRAMS {
-        for model in [DataModel::ILP32, DataModel::LP64] {
-            for buggy in [false, true] {
-                let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
-                let p = program(&text(statements, cond, buggy), model);
-                let c = emit_c(&p);
-                // The prelude's `reach_error` (exit 7) instead of the emitted one.
-                let native = c.replace("void reach_error(void) {", "static void emitted_error(void) {");
-                let Some(reached) = gcc_reaches_error(&native, model, dir.path()) else {
-                    continue;
-                };
-                assert_eq!(reached, buggy, "{label}: the emitted program under gcc\n{c}");
-                let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{label}: {e}"));
-                assert_eq!(run(&back, &[1]).is_error(), buggy, "{label}: read back");
-            }
-        }
-    }
+    TWINS.assert_emitted_behave();
 }
 
 /// Accesses that cover several members or padding (allowed in C through `char`, reading an
@@ -187,7 +130,7 @@ fn accesses_across_members_are_unknown() {
         let label = format!("program {k}");
         if gcc {
             assert_eq!(
-                gcc_reaches_error(body, DataModel::LP64, dir.path()),
+                TWINS.gcc_reaches_error(body, DataModel::LP64, dir.path()),
                 Some(true),
                 "{label}: gcc"
             );

@@ -472,6 +472,28 @@ int main(void) {
 }
 "#,
     ),
+    (
+        "driver_union",
+        &[1, 519],
+        r#"
+struct hdr { unsigned char kind; unsigned char len; unsigned short port; };
+union msg { struct hdr h; unsigned int raw; unsigned char bytes[4]; };
+struct slot { int used; union msg m; };
+struct slot slots[2];
+int main(void) {
+  int i = __VERIFIER_nondet_int();
+  if (i < 0 || i > 1) return 0;
+  struct slot *s = &slots[i];
+  s->m.raw = (unsigned int)__VERIFIER_nondet_int();
+  s->used = 1;
+  union msg copy = s->m;
+  if (copy.h.kind == 7 && copy.bytes[1] == 2 && i == 1) {
+    if (slots[1].m.h.port == 0) reach_error();
+  }
+  return copy.bytes[3];
+}
+"#,
+    ),
 ];
 
 fn load(name: &str, body: &str) -> Program {

@@ -24,6 +24,9 @@ pub(crate) enum CType {
     Array(Box<CType>, ArrayLen),
     /// A union of scalars of one size: one variable of its storage type.
     Union(UnionType),
+    /// A union with a member of another kind (struct, array, union, pointer, `_Bool`): one
+    /// object of bytes in memory (see the lowering's `memory_union` module).
+    MemoryUnion(MemoryUnionType),
     /// A struct: one variable per scalar leaf (see the lowering's `record` module).
     Struct(StructType),
     /// A function type: a value only as the pointer it decays to (see [`FunctionType`]).
@@ -59,6 +62,14 @@ impl UnionType {
             .find(|t| t.bits == widest)
             .unwrap_or(IntType::INT)
     }
+}
+
+/// A union with aggregate, pointer or `_Bool` members: every member is at offset 0 of one
+/// object in memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MemoryUnionType {
+    /// Member names and types, in declaration order; never empty.
+    pub members: Vec<(String, CType)>,
 }
 
 /// A struct's members, in declaration order; never empty. Member types are scalars, unions,

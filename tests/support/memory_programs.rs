@@ -125,3 +125,112 @@ pub fn assert_errors(cases: &[(&str, &str)]) {
         assert_eq!(err.as_deref(), Some(expected), "for:\n{text}");
     }
 }
+
+/// Programs with buggy twins over shared declarations: each safe program errs when a
+/// condition gcc makes true after its statements is false, its twin when it is true.
+pub struct Twins {
+    /// The file name programs are lowered from.
+    pub file: &'static str,
+    /// Declarations before `main`.
+    pub decls: &'static str,
+    /// (name, statements, condition).
+    pub programs: &'static [(&'static str, &'static str, &'static str)],
+    /// What `__VERIFIER_nondet_int` returns under gcc, and the interpreter's input.
+    pub nondet: i128,
+    /// Programs whose verdict depends on nondet values: the explicit analysis need not
+    /// decide them.
+    pub nondeterministic: &'static [&'static str],
+}
+
+impl Twins {
+    /// The safe program (errs when `cond` is false) or its buggy twin (errs when it is true).
+    fn text(&self, statements: &str, cond: &str, buggy: bool) -> String {
+        let check = if buggy {
+            format!("if ({cond}) reach_error();")
+        } else {
+            format!("if (!({cond})) reach_error();")
+        };
+        format!(
+            "{}int main(void) {{\n  {statements}\n  {check}\n  return 0;\n}}\n",
+            self.decls
+        )
+    }
+
+    /// Every twin of every program in both data models, with its label and whether it errs.
+    fn each(&self) -> Vec<(String, String, DataModel, bool)> {
+        let mut out = Vec::new();
+        for &(name, statements, cond) in self.programs {
+            for model in [DataModel::ILP32, DataModel::LP64] {
+                for buggy in [false, true] {
+                    let label = format!("{name} ({model}, {})", if buggy { "buggy" } else { "safe" });
+                    out.push((label, self.text(statements, cond, buggy), model, buggy));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `body` (after a prelude whose nondet function returns [`Twins::nondet`] and
+    /// whose `reach_error` exits 7), compiled by gcc for `model`, reaches the error; `None`
+    /// without 32-bit support.
+    pub fn gcc_reaches_error(&self, body: &str, model: DataModel, dir: &Path) -> Option<bool> {
+        let prelude = format!(
+            "extern void exit(int);\nint __VERIFIER_nondet_int(void) {{ return {}; }}\n\
+             void __VERIFIER_assume(int c) {{ if (!c) exit(0); }}\nvoid reach_error(void) {{ exit(7); }}\n",
+            self.nondet
+        );
+        gcc_exits_7(&format!("{prelude}{body}"), model, &[], dir)
+    }
+
+    /// gcc ends both twins as expected, the interpreter as gcc does, the explicit analysis
+    /// decides them exactly (but for the nondeterministic programs), the predicate and CHC
+    /// analyses never answer wrongly (every `false` replayed).
+    pub fn assert_decided(&self) {
+        use baton::analyses::AnalysisKind;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let gcc = have_gcc();
+        for (label, body, model, buggy) in self.each() {
+            if gcc {
+                if let Some(native) = self.gcc_reaches_error(&body, model, dir.path()) {
+                    assert_eq!(native, buggy, "{label}: gcc disagrees with the expectation");
+                }
+            }
+            let p = program(self.file, &body, model);
+            let ending = run(&p, &[self.nondet]);
+            assert_eq!(ending.is_error(), buggy, "{label}: {ending}");
+            for kind in [AnalysisKind::Explicit, AnalysisKind::Predicate, AnalysisKind::Chc] {
+                let outcome = verify(kind, &p);
+                assert_sound(&label, kind, &p, buggy, &outcome);
+                let exact = !self
+                    .nondeterministic
+                    .iter()
+                    .any(|n| label.starts_with(&format!("{n} (")));
+                if kind == AnalysisKind::Explicit && exact {
+                    let expected = if buggy { Verdict::False } else { Verdict::True };
+                    assert_eq!(outcome.verdict, expected, "{label}: {}", outcome.reason);
+                }
+            }
+        }
+    }
+
+    /// The emitted C compiles, gcc running it reaches the error exactly in the buggy twins,
+    /// and it reads back to a program the interpreter ends the same way.
+    pub fn assert_emitted_behave(&self) {
+        if !have_gcc() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (label, body, model, buggy) in self.each() {
+            let p = program(self.file, &body, model);
+            let c = baton::cfa::emit_c::emit_c(&p);
+            // The prelude's `reach_error` (exit 7) instead of the emitted one.
+            let native = c.replace("void reach_error(void) {", "static void emitted_error(void) {");
+            let Some(reached) = self.gcc_reaches_error(&native, model, dir.path()) else {
+                continue;
+            };
+            assert_eq!(reached, buggy, "{label}: the emitted program under gcc\n{c}");
+            let back = load_source("back.c", &c, model).unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(run(&back, &[self.nondet]).is_error(), buggy, "{label}: read back");
+        }
+    }
+}

@@ -19,6 +19,7 @@
 //! treats as undefined behaviour.
 
 use super::array::Place;
+use super::memory_union::holds_memory_union;
 use super::record::{leaf_count, SubObject};
 use super::*;
 use crate::cfa::semantics::UndefinedBehavior;
@@ -64,14 +65,19 @@ impl Lowerer<'_> {
         self.unsupported(at, what)
     }
 
-    /// Whether the object declared at source offset `at` lives in memory.
-    pub(super) fn lives_in_memory(&self, at: usize) -> bool {
-        self.boxed.contains(&at)
+    /// Whether the object of type `t` declared at source offset `at` lives in memory.
+    pub(super) fn lives_in_memory(&self, at: usize, t: &CType) -> bool {
+        self.boxed.contains(&at) || holds_memory_union(t)
     }
 
     /// The type (outer length from the initializer) and `sizeof` of an object in memory.
     fn boxed_type(&mut self, t: CType, init: Option<&Node<Initializer>>, at: usize) -> Result<(CType, Expr)> {
         let size_t = self.model.ulong();
+        if holds_memory_union(&t) {
+            let t = self.with_initializer_length(t, init, at)?;
+            let (size, _) = self.layout_of(&t, at)?;
+            return Ok((t, Expr::constant(i128::from(size), size_t)));
+        }
         if record::is_record(&t) {
             let (t, _) = self.record_leaves(t, init, at)?;
             let (size, _) = self.layout_of(&t, at)?;
@@ -168,7 +174,12 @@ impl Lowerer<'_> {
         at: usize,
     ) -> Result<VarId> {
         if self.fs.is_some() {
-            return Err(self.unsupported(at, "address of a static local struct"));
+            let what = if holds_memory_union(&t) {
+                "static local union with aggregate members (or a struct holding one)"
+            } else {
+                "address of a static local struct"
+            };
+            return Err(self.unsupported(at, what));
         }
         if self.globals.contains_key(unique) {
             return Err(self.unsupported(at, "struct declared more than once"));
@@ -217,7 +228,11 @@ impl Lowerer<'_> {
         zero: bool,
         at: usize,
     ) -> Result<()> {
-        let base = Aggregate::Memory(Expr::var(ptr, self.model.pointer()));
+        let address = Expr::var(ptr, self.model.pointer());
+        if let (Some(init), true) = (init, holds_memory_union(t)) {
+            return self.initialize_in_memory(address, t, init, zero, at);
+        }
+        let base = Aggregate::Memory(address);
         match init.map(|i| &i.node) {
             None => Ok(()),
             Some(Initializer::Expression(e)) => self.copy_aggregate(&base, e, t, at),
@@ -342,6 +357,12 @@ impl Lowerer<'_> {
         t: &CType,
         at: usize,
     ) -> Result<()> {
+        if holds_memory_union(t) {
+            let Aggregate::Memory(address) = dst else {
+                return Err(self.malformed(at, "union with aggregate members outside memory"));
+            };
+            return self.copy_in_memory(address.clone(), src, t, at);
+        }
         let values = self.struct_values(src, t)?;
         let cells = self.cells(t, at)?;
         for (c, value) in cells.iter().zip(values) {

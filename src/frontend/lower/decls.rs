@@ -143,6 +143,19 @@ impl Lowerer<'_> {
                 _ => None,
             });
             let base = self.base_type(specs)?;
+            // `struct { ... };` or `union { ... };` without a tag or declarator: an anonymous
+            // member (C11 6.7.2.1 §13), whose members are the enclosing type's.
+            let anonymous = field.node.specifiers.iter().any(|s| {
+                matches!(&s.node, SpecifierQualifier::TypeSpecifier(t)
+                    if matches!(&t.node, TypeSpecifier::Struct(st) if st.node.identifier.is_none()))
+            });
+            if field.node.declarators.is_empty() && anonymous {
+                members.push(MemberDecl {
+                    name: None,
+                    declared: Declared::Object(base.clone()),
+                    bit_field: false,
+                });
+            }
             for decl in &field.node.declarators {
                 let bit_field = decl.node.bit_width.is_some();
                 let (name, declared) = match &decl.node.declarator {
@@ -378,6 +391,7 @@ impl Lowerer<'_> {
             CType::Void => Err(self.malformed(offset, "variable of type void")),
             CType::Array(..) => Err(self.unsupported(offset, "array used as a value (decay to a pointer)")),
             CType::Struct(_) => Err(self.unsupported(offset, STRUCT_VALUE)),
+            CType::MemoryUnion(_) => Err(self.unsupported(offset, super::memory_union::UNION_VALUE)),
             CType::Unsupported(s) => Err(self.unsupported(offset, s.clone())),
         }
     }
@@ -459,7 +473,7 @@ impl Lowerer<'_> {
         is_extern: bool,
         offset: usize,
     ) -> Result<VarId> {
-        if self.lives_in_memory(offset) && !is_extern {
+        if self.lives_in_memory(offset, &t) && !is_extern {
             return self.boxed_global(unique, source, t, init, offset);
         }
         if is_record(&t) {
@@ -855,7 +869,7 @@ impl Lowerer<'_> {
                         id.span.start,
                     )?;
                 }
-                _ if self.lives_in_memory(id.span.start) => {
+                _ if self.lives_in_memory(id.span.start, &t) => {
                     self.boxed_local(&name, t, id.node.initializer.as_ref(), id.span.start)?;
                 }
                 _ if is_record(&t) => {

@@ -125,7 +125,7 @@ impl Lowerer<'_> {
             Expression::AlignOf(t) => {
                 let ct = self.type_name(&t.node.0)?;
                 let align = match ct {
-                    CType::Struct(_) => i128::from(self.layout_of(&ct, at)?.1),
+                    CType::Struct(_) | CType::MemoryUnion(_) => i128::from(self.layout_of(&ct, at)?.1),
                     _ => self.size_of(&ct, at)?,
                 };
                 int(Expr::constant(align, self.model.ulong()))
@@ -152,7 +152,9 @@ impl Lowerer<'_> {
                     CType::Array(..) => Err(self.malformed(at, "cast to an array type")),
                     CType::Func(_) => Err(self.malformed(at, "cast to a function type")),
                     CType::Incomplete { .. } => Err(self.malformed(at, "cast to an incomplete type")),
-                    CType::Union(_) => Err(self.unsupported(at, "cast to a union type")),
+                    CType::Union(_) | CType::MemoryUnion(_) => {
+                        Err(self.unsupported(at, "cast to a union type"))
+                    }
                     CType::Struct(_) => Err(self.unsupported(at, "cast to a struct type")),
                     CType::Unsupported(s) => Err(self.unsupported(at, s)),
                 }
@@ -270,7 +272,7 @@ impl Lowerer<'_> {
                 let size = self.size_of(elem, at)?.checked_mul(i128::from(*n));
                 size.ok_or_else(|| self.malformed(at, "array too large"))?
             }
-            CType::Struct(_) => i128::from(self.layout_of(t, at)?.0),
+            CType::Struct(_) | CType::MemoryUnion(_) => i128::from(self.layout_of(t, at)?.0),
             CType::Array(..) => return Err(self.unsupported(at, "sizeof of a variable-length array")),
             CType::Func(_) => return Err(self.unsupported(at, "sizeof of a function type")),
             CType::Unsupported(s) => return Err(self.unsupported(at, format!("sizeof of {s}"))),
@@ -314,6 +316,7 @@ impl Lowerer<'_> {
                         .iter()
                         .find(|(n, _)| n == name)
                         .map(|(_, t)| CType::Int(*t)),
+                    u @ CType::MemoryUnion(_) => self.member_offset(&u, name, at).ok().map(|(_, t)| t),
                     _ => None,
                 };
                 member.ok_or_else(|| self.malformed(at, format!("no member `{name}`")))?

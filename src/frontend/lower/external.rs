@@ -95,6 +95,9 @@ impl Lowerer<'_> {
             CType::Array(..) => return Err(self.malformed(at, "function returning an array")),
             CType::Func(_) => return Err(self.malformed(at, "function returning a function")),
             CType::Struct(_) => return Err(self.unsupported(at, "external function returning a struct")),
+            CType::MemoryUnion(_) => {
+                return Err(self.unsupported(at, "external function returning a union with aggregate members"))
+            }
             CType::Incomplete { .. } => {
                 return Err(self.unsupported(at, "external function returning an incomplete type"))
             }
@@ -350,6 +353,7 @@ fn holds_pointer(t: &CType) -> bool {
         CType::Ptr(_) => true,
         CType::Array(elem, _) => holds_pointer(elem),
         CType::Struct(s) => s.members.iter().any(|(_, m)| holds_pointer(m)),
+        CType::MemoryUnion(u) => u.members.iter().any(|(_, m)| holds_pointer(m)),
         _ => false,
     }
 }

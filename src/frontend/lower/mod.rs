@@ -14,11 +14,13 @@
 
 mod array;
 mod boxed;
+mod braced;
 mod call;
 mod decls;
 mod expr;
 mod external;
 mod function_pointer;
+mod memory_union;
 mod placed;
 mod pointer;
 mod record;

@@ -93,10 +93,35 @@ impl Lowerer<'_> {
         Ok(fold(Expr::binary(BinaryOp::Add, base.cast(ptr), scaled, ptr)))
     }
 
-    /// The byte offset and type of member `name` of the struct type `t`.
-    fn member_offset(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
-        let CType::Struct(s) = t else {
-            return Err(self.unsupported(at, "member of a union or non-struct through a pointer"));
+    /// The byte offset and type of member `name` of the struct or union type `t` (a union's
+    /// members are at offset 0; in memory, a member of a union of scalars reads the bytes there
+    /// as its own type).
+    pub(super) fn member_offset(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
+        let no_member = |what: &str| self.malformed(at, format!("no member `{name}` in the {what}"));
+        let s = match t {
+            CType::Struct(s) => s,
+            CType::Union(u) => {
+                return u
+                    .members
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|&(_, m)| (0, CType::Int(m)))
+                    .ok_or_else(|| no_member("union"))
+            }
+            CType::MemoryUnion(u) => {
+                if let Some((_, m)) = u.members.iter().find(|(n, _)| n == name) {
+                    return Ok((0, m.clone()));
+                }
+                // A member of an anonymous struct or union member (named ""), at its offset
+                // there.
+                return u
+                    .members
+                    .iter()
+                    .filter(|(n, _)| n.is_empty())
+                    .find_map(|(_, m)| self.member_offset(m, name, at).ok())
+                    .ok_or_else(|| no_member("union"));
+            }
+            _ => return Err(self.unsupported(at, "member of something that is not a struct or union")),
         };
         let offsets = self.member_offsets(s, at)?;
         s.members
@@ -104,7 +129,7 @@ impl Lowerer<'_> {
             .zip(offsets)
             .find(|((n, _), _)| n == name)
             .map(|((_, m), off)| (off, m.clone()))
-            .ok_or_else(|| self.malformed(at, format!("no member `{name}` in the struct")))
+            .ok_or_else(|| no_member("struct"))
     }
 
     /// `offsetof(T, m.n[i]...)` (gcc's `__builtin_offsetof`): the byte offset of the designated
@@ -152,15 +177,7 @@ impl Lowerer<'_> {
     /// The offset and type of member `name` of the struct or union type `t` (a union's
     /// members are at offset 0).
     fn offset_member(&self, t: &CType, name: &str, at: usize) -> Result<(u64, CType)> {
-        match self.complete(t.clone()) {
-            CType::Union(u) => u
-                .members
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|&(_, m)| (0, CType::Int(m)))
-                .ok_or_else(|| self.malformed(at, format!("no member `{name}` in the union"))),
-            t => self.member_offset(&t, name, at),
-        }
+        self.member_offset(&self.complete(t.clone()), name, at)
     }
 
     /// A pointer value of `e` (an array decays) with its complete pointee type.

@@ -20,9 +20,7 @@ use super::decls::MemberDecl;
 use super::*;
 use crate::cfa::memory::{flat_index, member_alignment, record_layout, ArrayShape, Extent};
 use crate::frontend::types::StructType;
-use lang_c::ast::{Designator, InitializerListItem, MemberOperator};
-use std::iter::Peekable;
-use std::slice::Iter;
+use lang_c::ast::{InitializerListItem, MemberOperator};
 
 /// What `unsupported` says about a struct used as a value other than by assignment,
 /// initialisation or member access.
@@ -69,7 +67,9 @@ fn leaves(t: &CType, suffix: String, dims: Vec<u64>, out: &mut Vec<Leaf>) -> std
             leaves(elem, suffix, dims, out)?;
         }
         CType::Array(..) => return Err("array of structs of variable or unspecified length".into()),
-        CType::Int(_) | CType::Ptr(_) | CType::Union(_) => out.push(Leaf {
+        // A union in memory is never a leaf of a flattened record: a record holding one lives
+        // in memory ([`super::memory_union`]).
+        CType::Int(_) | CType::Ptr(_) | CType::Union(_) | CType::MemoryUnion(_) => out.push(Leaf {
             suffix,
             ty: t.clone(),
             dims,
@@ -131,9 +131,6 @@ impl SubObject {
 /// The leaf variables of a record object: (name suffix, value type, array shape).
 type LeafVars = Vec<(String, IntType, Option<ArrayShape>)>;
 
-/// Items of an initializer list being consumed.
-type Items<'i> = Peekable<Iter<'i, Node<InitializerListItem>>>;
-
 /// Scalars an initializer sets: (leaf, index within the leaf's dimensions, expression).
 type Initials<'i> = Vec<(usize, Vec<u64>, &'i Node<Expression>)>;
 
@@ -154,6 +151,7 @@ impl Lowerer<'_> {
                     .max();
                 (u64::from(u.storage().size_bytes()), align.unwrap_or(1))
             }
+            CType::MemoryUnion(u) => self.memory_union_layout(u, at)?,
             CType::Array(elem, ArrayLen::Fixed(n)) => {
                 let (size, align) = self.layout_of(elem, at)?;
                 let size = size
@@ -344,7 +342,10 @@ impl Lowerer<'_> {
         let at = lhs.span.start;
         let is_struct = match self.type_of_record(lhs) {
             Some(t) => matches!(t, CType::Struct(_)),
-            None => matches!(self.type_of(lhs).map(|t| self.complete(t)), Ok(CType::Struct(_))),
+            None => matches!(
+                self.type_of(lhs).map(|t| self.complete(t)),
+                Ok(CType::Struct(_) | CType::MemoryUnion(_))
+            ),
         };
         if !is_struct {
             return Ok(false);
@@ -436,7 +437,30 @@ impl Lowerer<'_> {
         init: Option<&Node<Initializer>>,
         at: usize,
     ) -> Result<(CType, LeafVars)> {
-        let t = match (t, init.map(|i| &i.node)) {
+        let t = self.with_initializer_length(t, init, at)?;
+        let mut out = Vec::new();
+        leaves(&t, String::new(), Vec::new(), &mut out).map_err(|what| self.unsupported(at, what))?;
+        let mut vars = Vec::with_capacity(out.len());
+        for leaf in out {
+            let ty = self.value_type(&leaf.ty, at)?;
+            let shape = (!leaf.dims.is_empty()).then(|| ArrayShape {
+                dims: leaf.dims.iter().map(|&n| Extent::Fixed(n)).collect(),
+                initial: Vec::new(),
+            });
+            vars.push((leaf.suffix, ty, shape));
+        }
+        Ok((t, vars))
+    }
+
+    /// `t` with an unspecified outermost length (an array of aggregates) taken from the
+    /// initializer: one braced initializer per element.
+    pub(super) fn with_initializer_length(
+        &self,
+        t: CType,
+        init: Option<&Node<Initializer>>,
+        at: usize,
+    ) -> Result<CType> {
+        Ok(match (t, init.map(|i| &i.node)) {
             (CType::Array(elem, ArrayLen::Unspecified), Some(Initializer::List(items))) => {
                 let braced = items.iter().all(|i| {
                     i.node.designation.is_empty() && matches!(i.node.initializer.node, Initializer::List(_))
@@ -450,19 +474,7 @@ impl Lowerer<'_> {
                 CType::Array(elem, ArrayLen::Fixed(items.len().max(1) as u64))
             }
             (t, _) => t,
-        };
-        let mut out = Vec::new();
-        leaves(&t, String::new(), Vec::new(), &mut out).map_err(|what| self.unsupported(at, what))?;
-        let mut vars = Vec::with_capacity(out.len());
-        for leaf in out {
-            let ty = self.value_type(&leaf.ty, at)?;
-            let shape = (!leaf.dims.is_empty()).then(|| ArrayShape {
-                dims: leaf.dims.iter().map(|&n| Extent::Fixed(n)).collect(),
-                initial: Vec::new(),
-            });
-            vars.push((leaf.suffix, ty, shape));
-        }
-        Ok((t, vars))
+        })
     }
 
     /// Declares a local struct (or array of structs) with its initializer.
@@ -599,7 +611,8 @@ impl Lowerer<'_> {
         Ok(first)
     }
 
-    /// The scalars a braced initializer of an object of type `t` sets.
+    /// The scalars a braced initializer of a record of type `t` sets: (leaf, indices within
+    /// the leaf's dimensions, expression).
     pub(super) fn initials<'i>(
         &mut self,
         t: &CType,
@@ -607,127 +620,19 @@ impl Lowerer<'_> {
         at: usize,
     ) -> Result<Initials<'i>> {
         let mut out = Vec::new();
-        self.fill_braced(t, 0, &[], items, at, &mut out)?;
-        Ok(out)
-    }
-
-    /// Fills the sub-objects of aggregate `t` (first leaf `leaf`, indices `prefix`) from a
-    /// braced list.
-    fn fill_braced<'i>(
-        &mut self,
-        t: &CType,
-        leaf: usize,
-        prefix: &[u64],
-        items: &'i [Node<InitializerListItem>],
-        at: usize,
-        out: &mut Initials<'i>,
-    ) -> Result<()> {
-        let mut it = items.iter().peekable();
-        self.fill(t, leaf, prefix, &mut it, true, at, out)?;
-        match it.next() {
-            Some(extra) => Err(self.malformed(extra.span.start, "excess elements in initializer")),
-            None => Ok(()),
-        }
-    }
-
-    /// Consumes items for the sub-objects of aggregate `t` in order: a braced list fills one
-    /// sub-object, a bare value its first scalar (brace elision). Without braces of its own
-    /// (`braced` false) it stops at a designator, which belongs to an enclosing list.
-    #[allow(clippy::too_many_arguments)]
-    fn fill<'i>(
-        &mut self,
-        t: &CType,
-        leaf: usize,
-        prefix: &[u64],
-        it: &mut Items<'i>,
-        braced: bool,
-        at: usize,
-        out: &mut Initials<'i>,
-    ) -> Result<()> {
-        let count = match t {
-            CType::Struct(s) => s.members.len() as u64,
-            CType::Array(_, ArrayLen::Fixed(n)) => *n,
-            _ => return Err(self.malformed(at, "initializer list for a scalar")),
-        };
-        let mut k: u64 = 0;
-        while let Some(&item) = it.peek() {
-            let designated = !item.node.designation.is_empty();
-            if designated {
-                if !braced {
-                    return Ok(());
-                }
-                k = self.designated(t, &item.node.designation, item.span.start)?;
-            }
-            if k >= count {
-                if braced {
-                    return Err(self.malformed(item.span.start, "excess elements in initializer"));
-                }
-                return Ok(());
-            }
-            let (sub, sub_leaf, sub_prefix) = sub_object_at(t, k, leaf, prefix);
-            if let CType::Union(_) = sub {
+        for initial in self.braced_initials(t, items, at)? {
+            if let CType::Union(_) = initial.ty {
                 // C initialises the union's first member, whose bytes are not the storage
                 // type's value: not modelled.
-                return Err(self.unsupported(item.span.start, "initializer of a union inside a struct"));
+                return Err(self.unsupported(initial.e.span.start, "initializer of a union inside a struct"));
             }
-            let scalar = !matches!(sub, CType::Struct(_) | CType::Array(..));
-            match (&item.node.initializer.node, scalar) {
-                (Initializer::List(list), false) => {
-                    it.next();
-                    self.fill_braced(&sub, sub_leaf, &sub_prefix, list, item.span.start, out)?;
-                }
-                (Initializer::List(list), true) => {
-                    it.next();
-                    match list.as_slice() {
-                        [] => {}
-                        [one] if one.node.designation.is_empty() => match &one.node.initializer.node {
-                            Initializer::Expression(e) => out.push((sub_leaf, sub_prefix, e)),
-                            Initializer::List(_) => {
-                                return Err(self.malformed(item.span.start, "too many braces"))
-                            }
-                        },
-                        _ => {
-                            return Err(self
-                                .malformed(item.span.start, "too many braces around a scalar initializer"))
-                        }
-                    }
-                }
-                (Initializer::Expression(e), true) => {
-                    it.next();
-                    out.push((sub_leaf, sub_prefix, e));
-                }
-                (Initializer::Expression(_), false) if designated => {
-                    return Err(
-                        self.unsupported(item.span.start, "designated initializer with elided braces")
-                    );
-                }
-                (Initializer::Expression(_), false) => {
-                    self.fill(&sub, sub_leaf, &sub_prefix, it, false, item.span.start, out)?;
-                }
+            let (mut sub, mut leaf, mut prefix) = (t.clone(), 0, Vec::new());
+            for &k in &initial.path {
+                (sub, leaf, prefix) = sub_object_at(&sub, k, leaf, &prefix);
             }
-            k += 1;
+            out.push((leaf, prefix, initial.e));
         }
-        Ok(())
-    }
-
-    /// The position among `t`'s sub-objects a single designator (`.m` or `[k]`) names.
-    fn designated(&mut self, t: &CType, designation: &[Node<Designator>], at: usize) -> Result<u64> {
-        let [d] = designation else {
-            return Err(self.unsupported(at, "nested designator"));
-        };
-        match (&d.node, t) {
-            (Designator::Member(name), CType::Struct(s)) => s
-                .members
-                .iter()
-                .position(|(n, _)| *n == name.node.name)
-                .map(|p| p as u64)
-                .ok_or_else(|| self.malformed(at, format!("no member `{}` in the struct", name.node.name))),
-            (Designator::Index(e), CType::Array(_, ArrayLen::Fixed(n))) => match self.const_eval(e)? {
-                i if i >= 0 && i < i128::from(*n) => Ok(i as u64),
-                _ => Err(self.malformed(at, "array designator outside the array")),
-            },
-            _ => Err(self.unsupported(at, "designator of this kind")),
-        }
+        Ok(out)
     }
 }
 

@@ -6,14 +6,15 @@
 //! normalised, floats as bit patterns, see [`crate::cfa::types`]). Reading member `m` is a
 //! [`Bitcast`](crate::cfa::expr::ExprKind::Bitcast) of the variable's bytes to `m`'s type —
 //! of its low bytes if `m` is narrower (x86 is little-endian in both data models) — and
-//! writing it replaces those bytes. What does not fit this model — `_Bool`, pointer, array or
-//! aggregate members, bit-fields, a `long double` beside members of other types — is
-//! `unsupported` where the union type is used. A member of
+//! writing it replaces those bytes. A union with a `_Bool`, pointer, array or aggregate member
+//! lives in memory instead ([`super::memory_union`]); bit-fields and a `long double` beside
+//! members of other types are `unsupported` where the union type is used. A member of
 //! a compound literal, `((union U){ .m = e }).n`, reads `e`'s bytes as `n` (the form Baton's
 //! C emitter writes for a bitcast).
 
 use super::array::Place;
 use super::decls::MemberDecl;
+use super::memory_union::memory_union_of;
 use super::*;
 use crate::frontend::types::UnionType;
 use lang_c::ast::{CompoundLiteral, Designator};
@@ -125,31 +126,45 @@ pub(super) fn with_member_bytes(storage: Expr, value: Expr) -> Expr {
     Expr::binary(BinaryOp::BitOr, kept, low, bits).bitcast(ty)
 }
 
-/// The union type of these member declarations, or what makes it unmodelled.
+/// The union type of these member declarations, or what makes it unmodelled: a union of
+/// scalars if every member is an integer or floating-point scalar other than `_Bool`, else a
+/// union in memory ([`super::memory_union`]).
 pub(super) fn union_of(declared: Vec<MemberDecl>) -> CType {
     let mut members = Vec::new();
     for m in declared {
         if m.bit_field {
             return CType::Unsupported("bit-field in a union".into());
         }
-        let (Some(name), Declared::Object(CType::Int(ty))) = (m.name, m.declared) else {
-            return CType::Unsupported(
-                "union with a member that is not an integer or floating-point scalar".into(),
-            );
+        let Declared::Object(t) = m.declared else {
+            return CType::Unsupported("union with a function member".into());
         };
-        if ty.is_bool() {
-            return CType::Unsupported("union with a _Bool member".into());
-        }
-        members.push((name, ty));
+        // An anonymous struct or union member is named "": its members are the union's
+        // (the lowering's `member_offset` finds them), and the union lives in memory.
+        let name = match (m.name, &t) {
+            (Some(name), _) => name,
+            (None, CType::Struct(_) | CType::Union(_) | CType::MemoryUnion(_)) => String::new(),
+            (None, _) => return CType::Unsupported("anonymous member that is not a struct or union".into()),
+        };
+        members.push((name, t));
     }
     if members.is_empty() {
         return CType::Unsupported("union without members".into());
     }
+    let scalars: Option<Vec<(String, IntType)>> = members
+        .iter()
+        .map(|(n, t)| match t {
+            CType::Int(i) if !i.is_bool() && !n.is_empty() => Some((n.clone(), *i)),
+            _ => None,
+        })
+        .collect();
+    let Some(scalars) = scalars else {
+        return memory_union_of(members);
+    };
     // A narrower member's bytes are the low bits of an 80-bit integer, which C has no type for
     // (the C emitter could not write the bitcast).
-    let long_double = members.iter().any(|(_, t)| t.is_long_double());
-    if long_double && members.iter().any(|(_, t)| !t.is_long_double()) {
+    let long_double = scalars.iter().any(|(_, t)| t.is_long_double());
+    if long_double && scalars.iter().any(|(_, t)| !t.is_long_double()) {
         return CType::Unsupported("union of a long double and a member of another type".into());
     }
-    CType::Union(UnionType { members })
+    CType::Union(UnionType { members: scalars })
 }
